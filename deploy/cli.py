@@ -1,0 +1,45 @@
+"""The `tankrl` command line: one subcommand per user task, each in its own module.
+
+Each command module in COMMAND_MODULES exposes `register(subparsers)`, which adds its parser and
+sets `handler`; handlers import heavy dependencies (torch, ray) lazily, so `tankrl --help` is fast.
+"""
+
+import argparse
+import importlib
+import signal
+import sys
+from collections.abc import Callable, Sequence
+
+Handler = Callable[[argparse.Namespace], int]
+
+COMMAND_MODULES = (
+    "deploy.contract_cmd",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tankrl",
+        description="Train Robocode Tank Royale bots with PPO: a clean-room arena server, "
+        "bots on the official Bot API, and a Ray learner.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `tankrl ... | head` ends quietly
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 0 if args.command is None else 2
+    return handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

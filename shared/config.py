@@ -1,0 +1,189 @@
+"""The run configuration: one frozen dataclass tree, every field with a one-line help text.
+
+`deploy/` parses it once (CLI flags and named configs) and hands each component the narrowest
+section it needs; the resolved tree is saved with every checkpoint (`to_dict` / `from_dict`).
+"""
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from shared.contracts import CONTRACTS, DEFAULT_CONTRACT
+
+T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """A configuration value is invalid; the message says how to fix it."""
+
+
+def option(default: T, help: str) -> T:
+    """A dataclass field with a default and a one-line help text for `--help`."""
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """PPO and GAE hyper-parameters (seed 001's defaults)."""
+
+    gamma: float = option(0.99, "discount factor")
+    gae_lambda: float = option(0.95, "GAE lambda")
+    clip_coef: float = option(0.2, "PPO clipped-surrogate epsilon")
+    ent_coef: float = option(0.01, "entropy bonus coefficient")
+    vf_coef: float = option(0.5, "value-loss coefficient")
+    learning_rate: float = option(3e-4, "Adam learning rate (actor and critic)")
+    adam_eps: float = option(1e-5, "Adam epsilon")
+    max_grad_norm: float = option(0.5, "global gradient-norm clip")
+    update_epochs: int = option(4, "PPO epochs per training pass")
+    minibatch_size: int = option(64, "turns per minibatch (shuffled)")
+    hidden_size: int = option(64, "width of the two hidden layers of actor and critic")
+    log_std_init: float = option(0.0, "initial log standard deviation of the action Gaussian")
+    norm_obs: bool = option(False, "normalise observations with running statistics")
+    scale_rewards: bool = option(False, "scale rewards by the std of the discounted return")
+    norm_advantages: bool = option(True, "normalise advantages per minibatch")
+    min_turns_per_update: int = option(1, "collect at least this many turns before a training pass")
+    max_turns_per_update: int = option(
+        1_000_000, "train on at most this many turns per pass (newest rounds first)"
+    )
+
+    def validate(self) -> None:
+        if not 0.0 < self.gamma <= 1.0:
+            raise ConfigError(f"ppo.gamma={self.gamma}: use a value in (0, 1]")
+        if not 0.0 <= self.gae_lambda <= 1.0:
+            raise ConfigError(f"ppo.gae_lambda={self.gae_lambda}: use a value in [0, 1]")
+        if self.minibatch_size < 1 or self.update_epochs < 1:
+            raise ConfigError("ppo.minibatch_size and ppo.update_epochs must be at least 1")
+        if self.hidden_size < 1:
+            raise ConfigError(f"ppo.hidden_size={self.hidden_size}: use a positive width")
+        if self.min_turns_per_update > self.max_turns_per_update:
+            raise ConfigError(
+                "ppo.min_turns_per_update exceeds ppo.max_turns_per_update: lower the first"
+            )
+
+
+@dataclass(frozen=True)
+class LearnerConfig:
+    """The learner service: intake, staleness, checkpoints."""
+
+    max_policy_lag: int = option(8, "drop rounds played more than this many versions ago")
+    max_trajectory_bytes: int = option(16 * 1024 * 1024, "reject trajectories larger than this")
+    checkpoint_every_rounds: int = option(50, "rotate checkpoint_1..3 every this many rounds")
+    keep_checkpoints: int = option(3, "how many rotating checkpoints to keep")
+    torch_threads: int = option(1, "torch intra-op threads for the training pass")
+
+    def validate(self) -> None:
+        if self.max_policy_lag < 0:
+            raise ConfigError("learner.max_policy_lag must be >= 0")
+        if self.keep_checkpoints < 1 or self.checkpoint_every_rounds < 1:
+            raise ConfigError("learner.keep_checkpoints and checkpoint_every_rounds must be >= 1")
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """The game setup the training battles use (1v1 preset)."""
+
+    arena_width: int = option(800, "arena width in units")
+    arena_height: int = option(600, "arena height in units")
+    gun_cooling_rate: float = option(0.1, "gun heat lost per turn")
+    max_inactivity_turns: int = option(450, "turns without bullet hits before inactivity zaps")
+    turn_timeout_us: int = option(30_000, "hosted turn deadline in microseconds")
+    ready_timeout_us: int = option(10_000_000, "hosted ready deadline in microseconds")
+    max_turns_per_round: int = option(
+        3000, "native env: truncate a round after this many turns (0 = never)"
+    )
+
+    @property
+    def arena_diagonal(self) -> float:
+        return float((self.arena_width**2 + self.arena_height**2) ** 0.5)
+
+    def validate(self) -> None:
+        if not (400 <= self.arena_width <= 5000 and 400 <= self.arena_height <= 5000):
+            raise ConfigError("arena size must be within 400..5000 units on each side")
+        if self.turn_timeout_us <= 0 or self.ready_timeout_us <= 0:
+            raise ConfigError("arena timeouts must be positive microseconds")
+
+
+DEFAULT_OPPONENTS = (
+    "Target",
+    "SpinBot",
+    "Walls",
+    "Corners",
+    "Crazy",
+    "Fire",
+    "RamFire",
+    "TrackFire",
+    "VelociBot",
+    "MyFirstBot",
+)
+
+
+@dataclass(frozen=True)
+class ActorConfig:
+    """Bot actors: how many of each kind, and whom they fight."""
+
+    native_actors: int = option(1, "native bot actors (each steps a batch of arenas)")
+    native_arenas: int = option(64, "arenas per native bot actor")
+    hosted_bots: int = option(1, "hosted bots (official Bot API on our server)")
+    opponents: tuple[str, ...] = option(DEFAULT_OPPONENTS, "scripted opponents to train against")
+    max_buffered_rounds: int = option(
+        16, "rounds a bot keeps while the learner is unreachable (oldest dropped)"
+    )
+    deterministic: bool = option(False, "play the action means instead of sampling")
+
+    def validate(self) -> None:
+        if self.native_actors < 0 or self.hosted_bots < 0:
+            raise ConfigError("actors.native_actors and actors.hosted_bots must be >= 0")
+        if self.native_actors + self.hosted_bots == 0:
+            raise ConfigError("no bot actors: set actors.native_actors or actors.hosted_bots")
+        if not self.opponents:
+            raise ConfigError("actors.opponents is empty: name at least one scripted opponent")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything one training run needs."""
+
+    run: str = option("default", "run name: output goes to weights/<run>/")
+    contract: str = option(DEFAULT_CONTRACT, "observation/action contract (v1 or v2)")
+    seed: int = option(0, "base seed; component i uses seed + i")
+    weights_dir: str = option("weights", "where run directories live")
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    learner: LearnerConfig = field(default_factory=LearnerConfig)
+    arena: ArenaConfig = field(default_factory=ArenaConfig)
+    actors: ActorConfig = field(default_factory=ActorConfig)
+
+    def validate(self) -> "RunConfig":
+        if self.contract not in CONTRACTS:
+            raise ConfigError(f"contract={self.contract!r}: use one of {', '.join(CONTRACTS)}")
+        if not self.run or "/" in self.run or self.run.startswith("."):
+            raise ConfigError(f"run={self.run!r}: use a plain directory name")
+        self.ppo.validate()
+        self.learner.validate()
+        self.arena.validate()
+        self.actors.validate()
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
+        """Rebuild a config; unknown keys are an error naming them."""
+        return _build(cls, data, "")
+
+
+def _build(cls: type[T], data: dict[str, Any], prefix: str) -> T:
+    known = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    if unknown := sorted(set(data) - set(known)):
+        raise ConfigError(f"unknown config keys: {', '.join(prefix + k for k in unknown)}")
+    kwargs: dict[str, Any] = {}
+    for name, value in data.items():
+        f = known[name]
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else None
+        if dataclasses.is_dataclass(default) and isinstance(value, dict):
+            kwargs[name] = _build(type(default), value, f"{prefix}{name}.")
+        elif isinstance(value, list):
+            kwargs[name] = tuple(value)
+        else:
+            kwargs[name] = value
+    return cls(**kwargs)

@@ -1,0 +1,41 @@
+"""Input guards for the math modules: reject non-finite values, naming the argument.
+
+The math in `angles`, `movement` and `game_constants` takes a float or a numpy array; these
+helpers check the input once and hand a float back for a float and an array for an array.
+"""
+
+from typing import Any, TypeVar, cast
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+Num = TypeVar("Num", float, FloatArray)
+
+
+def require_finite(name: str, value: float | FloatArray) -> None:
+    """Raise ValueError naming `name` if `value` holds NaN or an infinity."""
+    if isinstance(value, float | int):
+        if not np.isfinite(value):
+            raise ValueError(f"{name} must be finite, got {value!r}")
+        return
+    if not bool(np.isfinite(value).all()):
+        raise ValueError(f"{name} must be finite, got a non-finite value in {value!r}")
+
+
+def require_not_nan(name: str, value: float | FloatArray) -> None:
+    """Raise ValueError naming `name` if `value` holds NaN (infinities are allowed)."""
+    if isinstance(value, float | int):
+        if value != value:
+            raise ValueError(f"{name} must not be NaN")
+        return
+    if bool(np.isnan(value).any()):
+        raise ValueError(f"{name} must not be NaN, got {value!r}")
+
+
+def like(template: Num, result: Any) -> Num:
+    """Return `result` as a float when `template` is a scalar, else as a float64 array."""
+    if isinstance(template, np.ndarray):
+        return cast(Num, np.asarray(result, dtype=np.float64))
+    scalar: Any = float(result)
+    return cast(Num, scalar)

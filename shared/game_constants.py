@@ -1,0 +1,62 @@
+"""Tank Royale constants as the official server 1.1.0 and Bot API 1.4.0 define them.
+
+Source: ../shared/reference/tank-royale-rules.md §2-§8 and bot-math.md. Used by the rules engine,
+the bot-side math and the observation encoders alike.
+"""
+
+from typing import Final
+
+ACCELERATION: Final = 1.0
+DECELERATION: Final = -2.0  # negative, as in the official code
+MAX_SPEED: Final = 8.0
+MAX_TURN_RATE: Final = 10.0
+MAX_GUN_TURN_RATE: Final = 20.0
+MAX_RADAR_TURN_RATE: Final = 45.0
+
+BOT_RADIUS: Final = 18.0
+INITIAL_ENERGY: Final = 100.0
+INITIAL_GUN_HEAT: Final = 3.0
+GUN_COOLING_RATE: Final = 0.1
+
+MIN_FIREPOWER: Final = 0.1
+MAX_FIREPOWER: Final = 3.0
+BULLET_HIT_ENERGY_GAIN_FACTOR: Final = 3.0
+MAX_BULLET_SPEED: Final = 19.7
+
+RADAR_RADIUS: Final = 1200.0
+RAM_DAMAGE: Final = 0.6
+INACTIVITY_DAMAGE: Final = 0.1
+MAX_INACTIVITY_TURNS: Final = 450
+
+DEFAULT_ARENA_WIDTH: Final = 800
+DEFAULT_ARENA_HEIGHT: Final = 600
+DISABLED_EPSILON: Final = 1e-6
+
+SCORE_PER_BULLET_DAMAGE: Final = 1.0
+BONUS_PER_BULLET_KILL: Final = 0.20
+SCORE_PER_RAM_DAMAGE: Final = 2.0
+BONUS_PER_RAM_KILL: Final = 0.30
+SCORE_PER_SURVIVAL: Final = 50.0
+BONUS_PER_LAST_SURVIVOR: Final = 10.0
+
+BEHAVIOR_VERSION: Final = 1
+"""The outcome-compatibility epoch the official server advertises (ADR-0042)."""
+
+
+def bullet_speed(power: float) -> float:
+    """Bullet speed for a firepower: 20 - 3p, with p clamped to [0.1, 3]."""
+    p = min(max(power, MIN_FIREPOWER), MAX_FIREPOWER)
+    return 20.0 - 3.0 * p
+
+
+def bullet_damage(power: float) -> float:
+    """Damage a bullet deals: 4p, plus 2(p - 1) when p > 1."""
+    damage = 4.0 * power
+    if power > 1.0:
+        damage += 2.0 * (power - 1.0)
+    return damage
+
+
+def gun_heat_after_firing(power: float) -> float:
+    """Gun heat right after firing with a power: 1 + p/5."""
+    return 1.0 + power / 5.0

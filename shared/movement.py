@@ -1,0 +1,74 @@
+"""Bot-side movement math: turn limits, the speed planner and the stop distance.
+
+Exactly the official Bot API helpers as bot-math.md states them (getNewTargetSpeed,
+calcMaxTurnRate, getDistanceTraveledUntilStop). Used by the goto controller and the scripted
+opponents' emulation of blocking moves. Floats in, floats out; arrays in, arrays out.
+"""
+
+import numpy as np
+
+from shared.finite import FloatArray, Num, like, require_finite, require_not_nan
+from shared.game_constants import ACCELERATION, DECELERATION, MAX_SPEED, MAX_TURN_RATE
+
+_DECEL = abs(DECELERATION)
+
+
+def max_turn_rate(speed: Num) -> Num:
+    """Largest body turn rate at a speed: 10 - 0.75 * |clamp(speed, -8, 8)|."""
+    require_finite("speed", speed)
+    v = np.minimum(np.abs(speed), MAX_SPEED)
+    return like(speed, MAX_TURN_RATE - 0.75 * v)
+
+
+def max_speed_for_distance(distance: Num) -> Num:
+    """Largest speed from which a bot can still stop exactly within `distance` (>= 0, finite)."""
+    require_finite("distance", distance)
+    return like(distance, _max_speed_for_distance(np.asarray(distance, dtype=np.float64)))
+
+
+def _max_speed_for_distance(d: FloatArray) -> FloatArray:
+    t = np.maximum(1.0, np.ceil((np.sqrt((4.0 * 2.0 / _DECEL) * d + 1.0) - 1.0) / 2.0))
+    decel_distance = (t / 2.0) * (t - 1.0) * _DECEL
+    return np.asarray((t - 1.0) * _DECEL + (d - decel_distance) / t, dtype=np.float64)
+
+
+def _max_deceleration(backward_speed: FloatArray) -> FloatArray:
+    decel_time = backward_speed / _DECEL
+    accel_time = 1.0 - decel_time
+    return np.asarray(
+        np.minimum(1.0, decel_time) * _DECEL + np.maximum(0.0, accel_time) * ACCELERATION,
+        dtype=np.float64,
+    )
+
+
+def new_target_speed(speed: Num, distance: Num, max_speed: Num | float = MAX_SPEED) -> Num:
+    """The target speed to request this turn to travel `distance` (getNewTargetSpeed).
+
+    A negative distance means backwards; +-inf means full speed. The result never brakes by more
+    than 2 or accelerates by more than 1 per turn, so the server never sees a zero crossing.
+    """
+    require_finite("speed", speed)
+    require_not_nan("distance", distance)
+    require_finite("max_speed", max_speed)
+    sign = np.where(np.asarray(distance) < 0.0, -1.0, 1.0)
+    v = np.asarray(speed, dtype=np.float64) * sign
+    d = np.abs(np.asarray(distance, dtype=np.float64))
+    infinite = np.isinf(d)
+    m = np.asarray(max_speed, dtype=np.float64)
+    target = np.where(
+        infinite, m, np.minimum(m, _max_speed_for_distance(np.where(infinite, 0.0, d)))
+    )
+    forward = np.clip(target, v - _DECEL, v + ACCELERATION)
+    backward = np.clip(target, v - ACCELERATION, v + _max_deceleration(np.maximum(-v, 0.0)))
+    return like(speed, np.where(v >= 0.0, forward, backward) * sign)
+
+
+def distance_until_stop(speed: Num, max_speed: float = MAX_SPEED) -> Num:
+    """Distance travelled while braking from `speed` to 0 with the planner (8 -> 12, 2 -> 0)."""
+    require_finite("speed", speed)
+    s = np.abs(np.asarray(speed, dtype=np.float64))
+    total = np.zeros_like(s)
+    while bool((s > 0.0).any()):
+        s = np.where(s > 0.0, new_target_speed(s, np.zeros_like(s), max_speed), 0.0)
+        total = total + s
+    return like(speed, total)

@@ -1,0 +1,175 @@
+"""The numpy policy: actor and critic MLPs, Gaussian sampling, and the fixed tensor names.
+
+Actor: obs -> H -> tanh -> H -> tanh -> action means; critic: obs -> H -> tanh -> H -> tanh -> 1;
+a state-independent log-std floored at LOG_STD_FLOOR. Names follow torch's nn.Sequential so the
+learner's model, the `.npy` files and this forward pass share one naming. Bots run this (no torch).
+"""
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import numpy.typing as npt
+
+from shared.contracts import Contract
+
+F32 = npt.NDArray[np.float32]
+LOG_STD_FLOOR = -3.0
+DEFAULT_HIDDEN = 64
+OBS_NORM_CLIP = 10.0
+OBS_NORM_EPS = 1e-8
+_LOG_2PI = math.log(2.0 * math.pi)
+
+LAYERS = ("0", "2", "4")
+"""Indices of the Linear layers inside each nn.Sequential (1 and 3 are the tanh layers)."""
+
+OBS_NORM_TENSORS = ("obs_norm.mean", "obs_norm.var")
+"""Optional running observation statistics; when present the forward pass normalises with them."""
+
+
+class PolicyShapeError(ValueError):
+    """Tensors do not match the shapes a contract and hidden size require."""
+
+
+def tensor_shapes(contract: Contract, hidden: int = DEFAULT_HIDDEN) -> dict[str, tuple[int, ...]]:
+    """Every required tensor name with its shape (Linear weights are [out, in], as in torch)."""
+    obs, act = contract.obs_size, contract.action_size
+    shapes: dict[str, tuple[int, ...]] = {}
+    for net, out in (("actor", act), ("critic", 1)):
+        dims = [(hidden, obs), (hidden, hidden), (out, hidden)]
+        for layer, (o, i) in zip(LAYERS, dims, strict=True):
+            shapes[f"{net}.{layer}.weight"] = (o, i)
+            shapes[f"{net}.{layer}.bias"] = (o,)
+    shapes["log_std"] = (act,)
+    return shapes
+
+
+def hidden_size_of(tensors: Mapping[str, npt.NDArray[np.generic]]) -> int:
+    """The hidden width a set of tensors was built with."""
+    if "actor.0.weight" not in tensors:
+        raise PolicyShapeError("missing tensor actor.0.weight")
+    return int(tensors["actor.0.weight"].shape[0])
+
+
+def check_tensors(contract: Contract, tensors: Mapping[str, npt.NDArray[np.generic]]) -> None:
+    """Raise PolicyShapeError unless `tensors` has exactly the contract's names and shapes."""
+    expected = tensor_shapes(contract, hidden_size_of(tensors))
+    names = set(tensors) - set(OBS_NORM_TENSORS)
+    if missing := sorted(set(expected) - names):
+        raise PolicyShapeError(f"missing tensors for contract {contract.name}: {missing}")
+    if extra := sorted(names - set(expected)):
+        raise PolicyShapeError(f"unknown tensors for contract {contract.name}: {extra}")
+    present_norm = [n for n in OBS_NORM_TENSORS if n in tensors]
+    if present_norm and len(present_norm) != len(OBS_NORM_TENSORS):
+        raise PolicyShapeError(f"obs_norm needs both {OBS_NORM_TENSORS}, got {present_norm}")
+    for n in present_norm:
+        expected[n] = (contract.obs_size,)
+    for name, shape in expected.items():
+        got = tuple(tensors[name].shape)
+        if got != shape:
+            raise PolicyShapeError(
+                f"{name} has shape {got}, contract {contract.name} needs {shape}"
+            )
+        if not np.isfinite(np.asarray(tensors[name], dtype=np.float64)).all():
+            raise PolicyShapeError(f"{name} holds non-finite values")
+
+
+def _orthogonal(rng: np.random.Generator, rows: int, cols: int, gain: float) -> F32:
+    a = rng.standard_normal((max(rows, cols), min(rows, cols)))
+    q, r = np.linalg.qr(a)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return (gain * q[:rows, :cols]).astype(np.float32)
+
+
+def init_tensors(
+    contract: Contract, hidden: int = DEFAULT_HIDDEN, seed: int = 0, log_std_init: float = 0.0
+) -> dict[str, F32]:
+    """Orthogonal init (gain sqrt(2) hidden, 0.01 actor head, 1.0 critic head), zero biases."""
+    rng = np.random.default_rng(seed)
+    out: dict[str, F32] = {}
+    for name, shape in tensor_shapes(contract, hidden).items():
+        if name == "log_std":
+            out[name] = np.full(shape, log_std_init, dtype=np.float32)
+        elif name.endswith(".bias"):
+            out[name] = np.zeros(shape, dtype=np.float32)
+        else:
+            head = name.endswith(f".{LAYERS[-1]}.weight")
+            gain = (0.01 if name.startswith("actor") else 1.0) if head else math.sqrt(2.0)
+            out[name] = _orthogonal(rng, shape[0], shape[1], gain)
+    return out
+
+
+class NumpyPolicy:
+    """Forward pass and sampling for a batch of observations [B, obs] (float32)."""
+
+    def __init__(self, contract: Contract, tensors: Mapping[str, npt.NDArray[np.generic]]):
+        check_tensors(contract, tensors)
+        self.contract = contract
+        self.hidden = hidden_size_of(tensors)
+        self.tensors: dict[str, F32] = {
+            k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()
+        }
+
+        def layers(net: str) -> list[tuple[F32, F32]]:
+            return [
+                (
+                    np.ascontiguousarray(self.tensors[f"{net}.{i}.weight"].T),
+                    self.tensors[f"{net}.{i}.bias"],
+                )
+                for i in LAYERS
+            ]
+
+        self._actor = layers("actor")
+        self._critic = layers("critic")
+        self.log_std: F32 = np.maximum(self.tensors["log_std"], np.float32(LOG_STD_FLOOR))
+        self.std: F32 = np.exp(self.log_std)
+        self._logp_const = np.float32(-float(self.log_std.sum()) - 0.5 * _LOG_2PI * len(self.std))
+        self._norm: tuple[F32, F32] | None = None
+        if OBS_NORM_TENSORS[0] in self.tensors:
+            mean, var = (self.tensors[n] for n in OBS_NORM_TENSORS)
+            self._norm = (mean, (1.0 / np.sqrt(var + OBS_NORM_EPS)).astype(np.float32))
+
+    def normalise(self, obs: F32) -> F32:
+        """Apply the frozen observation statistics, if this policy has them."""
+        if self._norm is None:
+            return obs
+        mean, inv_std = self._norm
+        x = np.clip((obs - mean) * inv_std, -OBS_NORM_CLIP, OBS_NORM_CLIP)
+        return np.asarray(x, dtype=np.float32)
+
+    @staticmethod
+    def _mlp(x: F32, layers: list[tuple[F32, F32]]) -> F32:
+        (w0, b0), (w1, b1), (w2, b2) = layers
+        h = np.tanh(x @ w0 + b0)
+        h = np.tanh(h @ w1 + b1)
+        return np.asarray(h @ w2 + b2, dtype=np.float32)
+
+    def forward(self, obs: F32) -> tuple[F32, F32]:
+        """Action means [B, act] and values [B] for raw observations [B, obs]."""
+        x = self.normalise(obs)
+        return self._mlp(x, self._actor), self._mlp(x, self._critic)[:, 0]
+
+    def value(self, obs: F32) -> F32:
+        """Critic values [B] only."""
+        return self._mlp(self.normalise(obs), self._critic)[:, 0]
+
+    def act(
+        self, obs: F32, rng: np.random.Generator, deterministic: bool = False
+    ) -> tuple[F32, F32, F32]:
+        """Sample raw (pre-squash) actions; return (actions [B, act], logprobs [B], values [B])."""
+        mean, value = self.forward(obs)
+        if deterministic:
+            noise = np.zeros_like(mean)
+        else:
+            noise = rng.standard_normal(mean.shape, dtype=np.float32)
+        actions = mean + self.std * noise
+        logp = self._logp_const - 0.5 * np.einsum("ij,ij->i", noise, noise)
+        return actions.astype(np.float32), logp.astype(np.float32), value
+
+    def log_prob(self, obs: F32, actions: F32) -> F32:
+        """Log-probabilities [B] of given raw actions under this policy."""
+        mean, _ = self.forward(obs)
+        z = (actions - mean) / self.std
+        return np.asarray(self._logp_const - 0.5 * np.einsum("ij,ij->i", z, z), dtype=np.float32)
