@@ -1,0 +1,308 @@
+"""Rules §6-§7.3: guns (fire or cool, fire assist), bullets in flight (advance, leave the arena,
+hit bullets, hit bots) and their scoring, on Bullets [B, K].
+
+Per-turn work is dense over the first `w` slots (the most bullets any arena has had at once) and
+sparse for events; the order of application follows bullet ids (creation order), as the server's
+bullet list does.
+"""
+
+import numpy as np
+
+from arena.state import (
+    F64,
+    I32,
+    I64,
+    Bool,
+    Bots,
+    BulletEvents,
+    Bullets,
+    Scores,
+    StoredIntents,
+    TurnEvents,
+)
+from shared.angles import direction_to
+from shared.game_constants import (
+    BOT_RADIUS,
+    BULLET_HIT_ENERGY_GAIN_FACTOR,
+    MAX_BULLET_SPEED,
+    MAX_FIREPOWER,
+    MIN_FIREPOWER,
+)
+
+
+class BulletCapacityError(RuntimeError):
+    """An arena has more bullets in flight than its slots; the capacity formula is wrong."""
+
+
+def damage(power: F64) -> F64:
+    """4p, plus 2(p - 1) when p > 1."""
+    p = np.asarray(power)
+    return np.asarray(4.0 * p + 2.0 * np.maximum(p - 1.0, 0.0))
+
+
+def fire_or_cool(
+    bots: Bots,
+    intents: StoredIntents,
+    bullets: Bullets,
+    enabled: Bool,
+    next_id: I32,
+    cooling: float,
+    events: TurnEvents,
+    w: int,
+) -> int:
+    """§6: a cold, enabled gun fires the intent's power if energy allows; every other gun cools.
+
+    Returns the new slot width.
+    """
+    events.fired[:] = False
+    events.fired_slot[:] = -1
+    cold = enabled & (bots.gun_heat == 0.0)
+    f = intents.firepower
+    shoot = cold & (f >= MIN_FIREPOWER) & (bots.energy > f)
+    np.copyto(bots.gun_heat, np.maximum(bots.gun_heat - cooling, 0.0), where=~cold)
+    if not shoot.any():
+        return w
+    p = np.minimum(f, MAX_FIREPOWER)
+    np.copyto(bots.gun_heat, 1.0 + p / 5.0, where=shoot)
+    np.subtract(bots.energy, f, out=bots.energy, where=shoot)
+    events.fired[:] = shoot
+    for i in range(bots.x.shape[1]):
+        if shoot[:, i].any():
+            w = _new_bullets(bots, intents, bullets, shoot[:, i], i, p[:, i], next_id, events, w)
+    return w
+
+
+def _new_bullets(
+    bots: Bots,
+    intents: StoredIntents,
+    bullets: Bullets,
+    shoot: Bool,
+    i: int,
+    p: F64,
+    next_id: I32,
+    events: TurnEvents,
+    w: int,
+) -> int:
+    r = np.nonzero(shoot)[0]
+    free = ~bullets.active[r]
+    slot = np.argmax(free, axis=1)
+    if not bool(free[np.arange(r.size), slot].all()):
+        raise BulletCapacityError(f"more than {bullets.active.shape[1]} bullets in one arena")
+    direction = bots.gun_direction[r, i]
+    assist = (
+        intents.fire_assist[r, i]
+        & bots.scanned_prev[r, i]
+        & (bots.gun_direction[r, i] == bots.radar_direction[r, i])
+    )
+    if assist.any():
+        aimed = direction_to(
+            bots.x[r, i], bots.y[r, i], bots.scanned_prev_x[r, i], bots.scanned_prev_y[r, i]
+        )
+        direction = np.where(assist, aimed, direction)
+    rad = np.radians(direction)
+    for name, value in (
+        ("active", True),
+        ("owner", i),
+        ("bullet_id", next_id[r]),
+        ("power", p[r]),
+        ("speed", 20.0 - 3.0 * p[r]),
+        ("start_x", bots.x[r, i]),
+        ("start_y", bots.y[r, i]),
+        ("direction", direction),
+        ("ux", np.cos(rad)),
+        ("uy", np.sin(rad)),
+        ("tick", 0.0),
+        ("x", bots.x[r, i]),
+        ("y", bots.y[r, i]),
+    ):
+        getattr(bullets, name)[r, slot] = value
+    next_id[r] += 1
+    events.fired_slot[r, i] = slot
+    return max(w, int(slot.max()) + 1)
+
+
+def advance(bullets: Bullets, running: Bool, w: int) -> None:
+    """§6: every bullet in flight moves one tick; caches x, y (tick) and next_x, next_y (tick+1)."""
+    if w == 0:
+        return
+    live = bullets.active[:, :w] & running[:, None]
+    tick = bullets.tick[:, :w]
+    tick += live
+    d = bullets.speed[:, :w] * tick
+    ux, uy = bullets.ux[:, :w], bullets.uy[:, :w]
+    x = np.add(bullets.start_x[:, :w], d * ux, out=bullets.x[:, :w])
+    y = np.add(bullets.start_y[:, :w], d * uy, out=bullets.y[:, :w])
+    sp = bullets.speed[:, :w]
+    np.add(x, sp * ux, out=bullets.next_x[:, :w])
+    np.add(y, sp * uy, out=bullets.next_y[:, :w])
+
+
+def hit_walls(bullets: Bullets, width: F64, height: F64, w: int) -> tuple[I64, I64]:
+    """§7.1: bullets at or past a wall are removed. Returns their (arena, slot), id order."""
+    if w == 0:
+        return _none(), _none()
+    x, y = bullets.x[:, :w], bullets.y[:, :w]
+    out = (x <= 0.0) | (y <= 0.0) | (x >= width) | (y >= height)
+    out &= bullets.active[:, :w]
+    if not out.any():
+        return _none(), _none()
+    a, s = np.nonzero(out)
+    bullets.active[a, s] = False
+    return _id_order(bullets, a, s)
+
+
+def _none() -> I64:
+    return np.zeros(0, dtype=np.int64)
+
+
+def _id_order(bullets: Bullets, a: I64, s: I64) -> tuple[I64, I64]:
+    order = np.lexsort((bullets.bullet_id[a, s], a))
+    return a[order].astype(np.int64), s[order].astype(np.int64)
+
+
+def _orient(ax: F64, ay: F64, bx: F64, by: F64, cx: F64, cy: F64) -> F64:
+    return np.asarray((bx - ax) * (cy - ay) - (by - ay) * (cx - ax))
+
+
+def segments_intersect(
+    p1x: F64, p1y: F64, q1x: F64, q1y: F64, p2x: F64, p2y: F64, q2x: F64, q2y: F64
+) -> Bool:
+    """Segment intersection including touching and collinear overlap."""
+    o1 = _orient(p1x, p1y, q1x, q1y, p2x, p2y)
+    o2 = _orient(p1x, p1y, q1x, q1y, q2x, q2y)
+    o3 = _orient(p2x, p2y, q2x, q2y, p1x, p1y)
+    o4 = _orient(p2x, p2y, q2x, q2y, q1x, q1y)
+    collinear = (o1 == 0.0) & (o2 == 0.0) & (o3 == 0.0) & (o4 == 0.0)
+    overlap = (
+        (np.maximum(p1x, q1x) >= np.minimum(p2x, q2x))
+        & (np.maximum(p2x, q2x) >= np.minimum(p1x, q1x))
+        & (np.maximum(p1y, q1y) >= np.minimum(p2y, q2y))
+        & (np.maximum(p2y, q2y) >= np.minimum(p1y, q1y))
+    )
+    crossing = (o1 * o2 <= 0.0) & (o3 * o4 <= 0.0)
+    return np.asarray(np.where(collinear, overlap, crossing))
+
+
+def bullet_bullet(bullets: Bullets, w: int) -> tuple[I64, I64, I64]:
+    """§7.3 detection: pairs whose segments (tick -> tick + 1) cross and whose next positions are
+    within 2 x 19.7. Returns (arena, slot_a, slot_b) in id order; each bullet in one pair at most.
+    """
+    found: list[tuple[I64, I64, I64]] = []
+    act, nx, ny = bullets.active[:, :w], bullets.next_x[:, :w], bullets.next_y[:, :w]
+    limit = (2.0 * MAX_BULLET_SPEED) ** 2
+    for m in range(1, w):
+        dx = nx[:, m:] - nx[:, :-m]
+        dy = ny[:, m:] - ny[:, :-m]
+        near = (dx * dx + dy * dy <= limit) & act[:, m:] & act[:, :-m]
+        if near.any():
+            a, s = np.nonzero(near)
+            found.append((a, s, s + m))
+    if not found:
+        return _none(), _none(), _none()
+    a, j, k = (np.concatenate(parts).astype(np.int64) for parts in zip(*found, strict=True))
+    x, y, xn, yn = bullets.x, bullets.y, bullets.next_x, bullets.next_y
+    ok = segments_intersect(
+        x[a, j], y[a, j], xn[a, j], yn[a, j], x[a, k], y[a, k], xn[a, k], yn[a, k]
+    )
+    a, j, k = a[ok], j[ok], k[ok]
+    ids = bullets.bullet_id
+    first, second = np.minimum(ids[a, j], ids[a, k]), np.maximum(ids[a, j], ids[a, k])
+    order = np.lexsort((second, first, a))
+    used: set[tuple[int, int]] = set()
+    keep = []
+    for idx in order:  # a bullet is removed by its first collision
+        ka, kj = (int(a[idx]), int(j[idx])), (int(a[idx]), int(k[idx]))
+        if ka in used or kj in used:
+            continue
+        used.update((ka, kj))
+        keep.append(idx)
+    sel = np.asarray(keep, dtype=np.int64)
+    return a[sel], j[sel], k[sel]
+
+
+def bullet_bot(bullets: Bullets, bots: Bots, w: int) -> tuple[I64, I64, I64]:
+    """§7.2 detection: (arena, slot, victim) of bullet segments (tick -> tick + 1) touching a
+    bot's circle (inclusive), own bullets excluded; ordered by arena, bullet id, victim."""
+    hits: list[tuple[I64, I64, I64]] = []
+    if w == 0:
+        return _none(), _none(), _none()
+    x0, y0 = bullets.x[:, :w], bullets.y[:, :w]
+    sp = bullets.speed[:, :w]
+    ux, uy = bullets.ux[:, :w], bullets.uy[:, :w]
+    act = bullets.active[:, :w]
+    reach = BOT_RADIUS + MAX_BULLET_SPEED
+    for j in range(bots.x.shape[1]):
+        cx, cy = bots.x[:, j, None] - x0, bots.y[:, j, None] - y0
+        cand = (np.abs(cx) <= reach) & (np.abs(cy) <= reach) & act
+        cand &= (bullets.owner[:, :w] != j) & bots.in_map[:, j, None]
+        if not cand.any():
+            continue
+        a, s = np.nonzero(cand)
+        px, py, vx, vy = cx[a, s], cy[a, s], ux[a, s], uy[a, s]
+        along = np.clip(px * vx + py * vy, 0.0, sp[a, s])
+        qx, qy = px - along * vx, py - along * vy
+        touch = qx * qx + qy * qy <= BOT_RADIUS * BOT_RADIUS
+        hits.append((a[touch], s[touch], np.full(int(touch.sum()), j)))
+    if not hits:
+        return _none(), _none(), _none()
+    a, s, v = (np.concatenate(p).astype(np.int64) for p in zip(*hits, strict=True))
+    order = np.lexsort((v, bullets.bullet_id[a, s], a))
+    return a[order], s[order], v[order]
+
+
+def apply_bullet_hits(
+    a: I64, s: I64, v: I64, bullets: Bullets, bots: Bots, scores: Scores
+) -> tuple[F64, F64]:
+    """Apply hits in order: damage, 3p back to a shooter still in the map, kill credit.
+
+    Returns (damage, victim energy after) per hit. Within an arena hits apply one after another
+    (the k-th hits of all arenas together), because the same bots' energies interact.
+    """
+    dmg_out = np.zeros(a.size)
+    energy_out = np.zeros(a.size)
+    if a.size == 0:
+        return dmg_out, energy_out
+    _, first, inverse = np.unique(a, return_index=True, return_inverse=True)
+    rank = np.arange(a.size) - first[inverse]
+    for r in range(int(rank.max()) + 1):
+        h = np.nonzero(rank == r)[0]
+        arena, slot, victim = a[h], s[h], v[h]
+        owner = bullets.owner[arena, slot].astype(np.int64)
+        power = bullets.power[arena, slot]
+        dmg = damage(power)
+        before = bots.energy[arena, victim].copy()
+        bots.energy[arena, victim] = before - dmg
+        back = bots.in_map[arena, owner]
+        bots.energy[arena[back], owner[back]] += BULLET_HIT_ENERGY_GAIN_FACTOR * power[back]
+        scored = np.maximum(np.minimum(dmg, before), 0.0)
+        scores.bullet_damage[arena, owner] += scored
+        scores.bullet_damage_to[arena, owner, victim] += scored
+        killed = (before >= 0.0) & (bots.energy[arena, victim] < 0.0)
+        scores.killed_by_bullet_of[arena[killed], victim[killed]] = owner[killed]
+        dmg_out[h] = dmg
+        energy_out[h] = bots.energy[arena, victim]
+    bullets.active[a, s] = False
+    return dmg_out, energy_out
+
+
+def resolve(
+    bullets: Bullets,
+    bots: Bots,
+    scores: Scores,
+    width: F64,
+    height: F64,
+    running: Bool,
+    w: int,
+) -> tuple[BulletEvents, Bool]:
+    """Advance, walls, then bullet-bullet and bullet-bot detection (both on the bullets left after
+    the walls), then apply: returns the events and [B] whether any bullet hit a bot."""
+    advance(bullets, running, w)
+    wa, ws = hit_walls(bullets, width, height, w)
+    pa, pj, pk = bullet_bullet(bullets, w) if w > 1 else (_none(), _none(), _none())
+    ha, hs, hv = bullet_bot(bullets, bots, w)
+    bullets.active[pa, pj] = False
+    bullets.active[pa, pk] = False
+    dmg, energy = apply_bullet_hits(ha, hs, hv, bullets, bots, scores)
+    any_hit = np.zeros(bots.x.shape[0], dtype=np.bool_)
+    any_hit[ha] = True
+    return BulletEvents(wa, ws, pa, pj, pk, ha, hs, hv, dmg, energy), any_hit
