@@ -1,9 +1,9 @@
 """Rules §6-§7.3: guns (fire or cool, fire assist), bullets in flight (advance, leave the arena,
-hit bullets, hit bots) and their scoring, on Bullets [B, K].
+hit bullets, hit bots) and their scoring, on slot-major Bullets [K, B].
 
-Per-turn work is dense over the first `w` slots (the most bullets any arena has had at once) and
-sparse for events; the order of application follows bullet ids (creation order), as the server's
-bullet list does.
+Per-turn motion is dense over the first `w` slot rows (the most bullets any arena has had at
+once); collision tests and events are sparse. The order of application follows bullet ids
+(creation order), as the server's bullet list does.
 """
 
 import numpy as np
@@ -28,6 +28,8 @@ from shared.game_constants import (
     MAX_FIREPOWER,
     MIN_FIREPOWER,
 )
+
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 class BulletCapacityError(RuntimeError):
@@ -67,8 +69,9 @@ def fire_or_cool(
     np.subtract(bots.energy, f, out=bots.energy, where=shoot)
     events.fired[:] = shoot
     for i in range(bots.x.shape[1]):
-        if shoot[:, i].any():
-            w = _new_bullets(bots, intents, bullets, shoot[:, i], i, p[:, i], next_id, events, w)
+        r = np.nonzero(shoot[:, i])[0]
+        if r.size:
+            w = _new_bullets(bots, intents, bullets, r, i, p[r, i], next_id, events, w)
     return w
 
 
@@ -76,18 +79,19 @@ def _new_bullets(
     bots: Bots,
     intents: StoredIntents,
     bullets: Bullets,
-    shoot: Bool,
+    r: I64,
     i: int,
     p: F64,
     next_id: I32,
     events: TurnEvents,
     w: int,
 ) -> int:
-    r = np.nonzero(shoot)[0]
-    free = ~bullets.active[r]
-    slot = np.argmax(free, axis=1)
-    if not bool(free[np.arange(r.size), slot].all()):
-        raise BulletCapacityError(f"more than {bullets.active.shape[1]} bullets in one arena")
+    """Put bot i's new bullets of arenas `r` into each arena's first free slot."""
+    k = bullets.active.shape[0]
+    free = ~bullets.active[:, r]
+    slot = np.argmax(free, axis=0)
+    if not bool(free[slot, np.arange(r.size)].all()):
+        raise BulletCapacityError(f"more than {k} bullets in one arena")
     direction = bots.gun_direction[r, i]
     assist = (
         intents.fire_assist[r, i]
@@ -100,22 +104,23 @@ def _new_bullets(
         )
         direction = np.where(assist, aimed, direction)
     rad = np.radians(direction)
+    x, y = bots.x[r, i], bots.y[r, i]
     for name, value in (
         ("active", True),
         ("owner", i),
         ("bullet_id", next_id[r]),
-        ("power", p[r]),
-        ("speed", 20.0 - 3.0 * p[r]),
-        ("start_x", bots.x[r, i]),
-        ("start_y", bots.y[r, i]),
+        ("power", p),
+        ("speed", 20.0 - 3.0 * p),
+        ("start_x", x),
+        ("start_y", y),
         ("direction", direction),
         ("ux", np.cos(rad)),
         ("uy", np.sin(rad)),
         ("tick", 0.0),
-        ("x", bots.x[r, i]),
-        ("y", bots.y[r, i]),
+        ("x", x),
+        ("y", y),
     ):
-        getattr(bullets, name)[r, slot] = value
+        getattr(bullets, name)[slot, r] = value
     next_id[r] += 1
     events.fired_slot[r, i] = slot
     return max(w, int(slot.max()) + 1)
@@ -125,38 +130,37 @@ def advance(bullets: Bullets, running: Bool, w: int) -> None:
     """§6: every bullet in flight moves one tick; caches x, y (tick) and next_x, next_y (tick+1)."""
     if w == 0:
         return
-    live = bullets.active[:, :w] & running[:, None]
-    tick = bullets.tick[:, :w]
+    live = bullets.active[:w] & running
+    tick = bullets.tick[:w]
     tick += live
-    d = bullets.speed[:, :w] * tick
-    ux, uy = bullets.ux[:, :w], bullets.uy[:, :w]
-    x = np.add(bullets.start_x[:, :w], d * ux, out=bullets.x[:, :w])
-    y = np.add(bullets.start_y[:, :w], d * uy, out=bullets.y[:, :w])
-    sp = bullets.speed[:, :w]
-    np.add(x, sp * ux, out=bullets.next_x[:, :w])
-    np.add(y, sp * uy, out=bullets.next_y[:, :w])
+    sp = bullets.speed[:w]
+    d = sp * tick
+    ux, uy = bullets.ux[:w], bullets.uy[:w]
+    x = np.add(bullets.start_x[:w], d * ux, out=bullets.x[:w])
+    y = np.add(bullets.start_y[:w], d * uy, out=bullets.y[:w])
+    np.add(x, sp * ux, out=bullets.next_x[:w])
+    np.add(y, sp * uy, out=bullets.next_y[:w])
 
 
 def hit_walls(bullets: Bullets, width: F64, height: F64, w: int) -> tuple[I64, I64]:
-    """§7.1: bullets at or past a wall are removed. Returns their (arena, slot), id order."""
+    """§7.1: bullets at or past a wall are removed. Returns their (arena, slot), id order.
+
+    `width`/`height` are [B] arrays.
+    """
     if w == 0:
-        return _none(), _none()
-    x, y = bullets.x[:, :w], bullets.y[:, :w]
+        return _NONE, _NONE
+    x, y = bullets.x[:w], bullets.y[:w]
     out = (x <= 0.0) | (y <= 0.0) | (x >= width) | (y >= height)
-    out &= bullets.active[:, :w]
+    out &= bullets.active[:w]
     if not out.any():
-        return _none(), _none()
-    a, s = np.nonzero(out)
-    bullets.active[a, s] = False
+        return _NONE, _NONE
+    s, a = np.nonzero(out)
+    bullets.active[s, a] = False
     return _id_order(bullets, a, s)
 
 
-def _none() -> I64:
-    return np.zeros(0, dtype=np.int64)
-
-
 def _id_order(bullets: Bullets, a: I64, s: I64) -> tuple[I64, I64]:
-    order = np.lexsort((bullets.bullet_id[a, s], a))
+    order = np.lexsort((bullets.bullet_id[s, a], a))
     return a[order].astype(np.int64), s[order].astype(np.int64)
 
 
@@ -183,39 +187,63 @@ def segments_intersect(
     return np.asarray(np.where(collinear, overlap, crossing))
 
 
+def _flying(bullets: Bullets, w: int) -> tuple[I64, I64]:
+    """(arena, slot) of every bullet in flight, grouped by arena (slot order within)."""
+    a, s = np.nonzero(bullets.active[:w].T)
+    return a.astype(np.int64), s.astype(np.int64)
+
+
 def bullet_bullet(bullets: Bullets, w: int) -> tuple[I64, I64, I64]:
     """§7.3 detection: pairs whose segments (tick -> tick + 1) cross and whose next positions are
     within 2 x 19.7. Returns (arena, slot_a, slot_b) in id order; each bullet in one pair at most.
     """
-    found: list[tuple[I64, I64, I64]] = []
-    act, nx, ny = bullets.active[:, :w], bullets.next_x[:, :w], bullets.next_y[:, :w]
+    a, s = _flying(bullets, w)
+    if a.size < 2:
+        return _NONE, _NONE, _NONE
+    nx, ny = bullets.next_x[s, a], bullets.next_y[s, a]
     limit = (2.0 * MAX_BULLET_SPEED) ** 2
-    for m in range(1, w):
-        dx = nx[:, m:] - nx[:, :-m]
-        dy = ny[:, m:] - ny[:, :-m]
-        near = (dx * dx + dy * dy <= limit) & act[:, m:] & act[:, :-m]
+    found: list[tuple[I64, I64]] = []
+    for m in range(1, a.size):
+        same = a[m:] == a[:-m]
+        if not same.any():
+            break
+        dx, dy = nx[m:] - nx[:-m], ny[m:] - ny[:-m]
+        near = same & (dx * dx + dy * dy <= limit)
         if near.any():
-            a, s = np.nonzero(near)
-            found.append((a, s, s + m))
+            i = np.nonzero(near)[0]
+            found.append((i, i + m))
     if not found:
-        return _none(), _none(), _none()
-    a, j, k = (np.concatenate(parts).astype(np.int64) for parts in zip(*found, strict=True))
+        return _NONE, _NONE, _NONE
+    i, k = (np.concatenate(parts) for parts in zip(*found, strict=True))
+    arena, sj, sk = a[i], s[i], s[k]
     x, y, xn, yn = bullets.x, bullets.y, bullets.next_x, bullets.next_y
     ok = segments_intersect(
-        x[a, j], y[a, j], xn[a, j], yn[a, j], x[a, k], y[a, k], xn[a, k], yn[a, k]
+        x[sj, arena],
+        y[sj, arena],
+        xn[sj, arena],
+        yn[sj, arena],
+        x[sk, arena],
+        y[sk, arena],
+        xn[sk, arena],
+        yn[sk, arena],
     )
-    a, j, k = a[ok], j[ok], k[ok]
+    return _first_collisions(bullets, arena[ok], sj[ok], sk[ok])
+
+
+def _first_collisions(bullets: Bullets, a: I64, j: I64, k: I64) -> tuple[I64, I64, I64]:
+    """Order pairs by (arena, lower id, higher id); a bullet is removed by its first collision."""
+    if a.size == 0:
+        return _NONE, _NONE, _NONE
     ids = bullets.bullet_id
-    first, second = np.minimum(ids[a, j], ids[a, k]), np.maximum(ids[a, j], ids[a, k])
+    first, second = np.minimum(ids[j, a], ids[k, a]), np.maximum(ids[j, a], ids[k, a])
     order = np.lexsort((second, first, a))
     used: set[tuple[int, int]] = set()
     keep = []
-    for idx in order:  # a bullet is removed by its first collision
-        ka, kj = (int(a[idx]), int(j[idx])), (int(a[idx]), int(k[idx]))
-        if ka in used or kj in used:
-            continue
-        used.update((ka, kj))
-        keep.append(idx)
+    for idx in order:
+        ka, kk = (int(a[idx]), int(j[idx])), (int(a[idx]), int(k[idx]))
+        if ka not in used and kk not in used:
+            used.update((ka, kk))
+            keep.append(idx)
     sel = np.asarray(keep, dtype=np.int64)
     return a[sel], j[sel], k[sel]
 
@@ -223,30 +251,29 @@ def bullet_bullet(bullets: Bullets, w: int) -> tuple[I64, I64, I64]:
 def bullet_bot(bullets: Bullets, bots: Bots, w: int) -> tuple[I64, I64, I64]:
     """§7.2 detection: (arena, slot, victim) of bullet segments (tick -> tick + 1) touching a
     bot's circle (inclusive), own bullets excluded; ordered by arena, bullet id, victim."""
-    hits: list[tuple[I64, I64, I64]] = []
     if w == 0:
-        return _none(), _none(), _none()
-    x0, y0 = bullets.x[:, :w], bullets.y[:, :w]
-    sp = bullets.speed[:, :w]
-    ux, uy = bullets.ux[:, :w], bullets.uy[:, :w]
-    act = bullets.active[:, :w]
+        return _NONE, _NONE, _NONE
+    hits: list[tuple[I64, I64, I64]] = []
+    x0, y0 = bullets.x[:w], bullets.y[:w]
+    act = bullets.active[:w]
     reach = BOT_RADIUS + MAX_BULLET_SPEED
     for j in range(bots.x.shape[1]):
-        cx, cy = bots.x[:, j, None] - x0, bots.y[:, j, None] - y0
+        cx, cy = bots.x[:, j] - x0, bots.y[:, j] - y0
         cand = (np.abs(cx) <= reach) & (np.abs(cy) <= reach) & act
-        cand &= (bullets.owner[:, :w] != j) & bots.in_map[:, j, None]
+        cand &= (bullets.owner[:w] != j) & bots.in_map[:, j]
         if not cand.any():
             continue
-        a, s = np.nonzero(cand)
-        px, py, vx, vy = cx[a, s], cy[a, s], ux[a, s], uy[a, s]
-        along = np.clip(px * vx + py * vy, 0.0, sp[a, s])
+        s, a = np.nonzero(cand)
+        px, py = cx[s, a], cy[s, a]
+        vx, vy = bullets.ux[s, a], bullets.uy[s, a]
+        along = np.clip(px * vx + py * vy, 0.0, bullets.speed[s, a])
         qx, qy = px - along * vx, py - along * vy
         touch = qx * qx + qy * qy <= BOT_RADIUS * BOT_RADIUS
         hits.append((a[touch], s[touch], np.full(int(touch.sum()), j)))
     if not hits:
-        return _none(), _none(), _none()
+        return _NONE, _NONE, _NONE
     a, s, v = (np.concatenate(p).astype(np.int64) for p in zip(*hits, strict=True))
-    order = np.lexsort((v, bullets.bullet_id[a, s], a))
+    order = np.lexsort((v, bullets.bullet_id[s, a], a))
     return a[order], s[order], v[order]
 
 
@@ -267,8 +294,8 @@ def apply_bullet_hits(
     for r in range(int(rank.max()) + 1):
         h = np.nonzero(rank == r)[0]
         arena, slot, victim = a[h], s[h], v[h]
-        owner = bullets.owner[arena, slot].astype(np.int64)
-        power = bullets.power[arena, slot]
+        owner = bullets.owner[slot, arena].astype(np.int64)
+        power = bullets.power[slot, arena]
         dmg = damage(power)
         before = bots.energy[arena, victim].copy()
         bots.energy[arena, victim] = before - dmg
@@ -281,7 +308,7 @@ def apply_bullet_hits(
         scores.killed_by_bullet_of[arena[killed], victim[killed]] = owner[killed]
         dmg_out[h] = dmg
         energy_out[h] = bots.energy[arena, victim]
-    bullets.active[a, s] = False
+    bullets.active[s, a] = False
     return dmg_out, energy_out
 
 
@@ -298,10 +325,10 @@ def resolve(
     the walls), then apply: returns the events and [B] whether any bullet hit a bot."""
     advance(bullets, running, w)
     wa, ws = hit_walls(bullets, width, height, w)
-    pa, pj, pk = bullet_bullet(bullets, w) if w > 1 else (_none(), _none(), _none())
+    pa, pj, pk = bullet_bullet(bullets, w)
     ha, hs, hv = bullet_bot(bullets, bots, w)
-    bullets.active[pa, pj] = False
-    bullets.active[pa, pk] = False
+    bullets.active[pj, pa] = False
+    bullets.active[pk, pa] = False
     dmg, energy = apply_bullet_hits(ha, hs, hv, bullets, bots, scores)
     any_hit = np.zeros(bots.x.shape[0], dtype=np.bool_)
     any_hit[ha] = True

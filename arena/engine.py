@@ -49,8 +49,8 @@ class Engine:
         self.events = alloc_events(b, n)
         self.bullet_width = 0
         """Slots below this index may hold bullets (the most any arena has had at once)."""
-        self.width = np.full((b, 1), float(setup.arena_width))
-        self.height = np.full((b, 1), float(setup.arena_height))
+        self.width = np.full(b, float(setup.arena_width))
+        self.height = np.full(b, float(setup.arena_height))
         self.round_number = np.zeros(b, dtype=np.int32)
         self.turn_number = np.zeros(b, dtype=np.int32)
         self.inactivity = np.zeros(b, dtype=np.int32)
@@ -66,6 +66,9 @@ class Engine:
 
         Arenas where `received` is False keep the seat's stored intent (a skipped turn).
         """
+        for name in INTENT_FIELDS[:5]:
+            if not np.isfinite(getattr(intent, name)).all():
+                raise ValueError(f"intent.{name} for seat {seat} holds a non-finite value")
         for name in INTENT_FIELDS:
             stored = getattr(self.intents, name)
             value = getattr(intent, name)
@@ -89,7 +92,7 @@ class Engine:
         self.next_bullet_id[mask] = 1
         for name in INTENT_FIELDS:
             getattr(self.intents, name)[mask] = name == "fire_assist"
-        self.bullets.active[mask] = False
+        self.bullets.active[:, mask] = False
         scoring.reset_round(self.scores, mask)
         bots = self.bots
         m2 = mask[:, None]
@@ -193,18 +196,20 @@ class Engine:
     def _remember_scans(self, running: Bool) -> None:
         """Keep, per bot, whether it scanned this turn and the nearest scanned position (for fire
         assist next turn)."""
-        bots, ev = self.bots, self.events
-        scans = ev.scans
-        any_scan = scans.any(axis=2)
-        dist = np.hypot(
-            bots.x[:, None, :] - bots.x[:, :, None], bots.y[:, None, :] - bots.y[:, :, None]
-        )
-        nearest = np.argmin(np.where(scans, dist, np.inf), axis=2)
-        bots.scanned_prev[:] = np.where(running[:, None], any_scan, bots.scanned_prev)
-        tx = np.take_along_axis(bots.x, nearest, axis=1)
-        ty = np.take_along_axis(bots.y, nearest, axis=1)
-        bots.scanned_prev_x[:] = np.where(any_scan, tx, bots.scanned_prev_x)
-        bots.scanned_prev_y[:] = np.where(any_scan, ty, bots.scanned_prev_y)
+        bots, scans = self.bots, self.events.scans
+        if self.n_bots == 2:
+            any_scan = np.stack([scans[:, 0, 1], scans[:, 1, 0]], axis=1)
+            tx, ty = bots.x[:, ::-1], bots.y[:, ::-1]
+        else:
+            any_scan = scans.any(axis=2)
+            dx = bots.x[:, None, :] - bots.x[:, :, None]
+            dy = bots.y[:, None, :] - bots.y[:, :, None]
+            nearest = np.argmin(np.where(scans, np.hypot(dx, dy), np.inf), axis=2)
+            tx = np.take_along_axis(bots.x, nearest, axis=1)
+            ty = np.take_along_axis(bots.y, nearest, axis=1)
+        np.copyto(bots.scanned_prev, any_scan, where=running[:, None])
+        np.copyto(bots.scanned_prev_x, tx, where=any_scan)
+        np.copyto(bots.scanned_prev_y, ty, where=any_scan)
 
     def _zero_disabled_intents(self) -> None:
         """§9 step 13: disabled bots' target speed, turn rates and firepower become 0."""

@@ -37,11 +37,15 @@ def new_bot_speed(speed: F64, target: F64) -> F64:
 def execute_intents(bots: Bots, intents: StoredIntents, mask: Bool) -> None:
     """Speed update, move along the start-of-turn heading, then turn body, gun and radar (§4.1-4.3).
 
-    Only bots where `mask` is True (enabled bots in running arenas) execute their intent.
+    Only bots where `mask` is True (enabled bots in running arenas) execute their intent; the
+    others keep their state and report zero rates and sweep.
     """
-    speed = np.where(mask, new_bot_speed(bots.speed, intents.target_speed), bots.speed)
+    everyone = bool(mask.all())
+    speed = new_bot_speed(bots.speed, intents.target_speed)
+    if not everyone:
+        speed = np.where(mask, speed, bots.speed)
     rad = np.radians(bots.direction)
-    step = np.where(mask, speed, 0.0)
+    step = speed if everyone else speed * mask
     bots.x += step * np.cos(rad)
     bots.y += step * np.sin(rad)
     bots.speed[:] = speed
@@ -55,21 +59,15 @@ def execute_intents(bots: Bots, intents: StoredIntents, mask: Bool) -> None:
         intents.adjust_radar_for_gun_turn,
         intents.adjust_radar_for_body_turn,
     )
-    gun_turn = np.where(agb, g, b + g)
-    radar_turn = gun_turn + r - np.where(arg, g, 0.0) + np.where(arg & agb, b, 0.0)
-    radar_turn = radar_turn - np.where(arb, b, 0.0)
-
-    b = np.where(mask, b, 0.0)
-    gun_turn = np.where(mask, gun_turn, 0.0)
-    radar_turn = np.where(mask, radar_turn, 0.0)
-    bots.direction[:] = np.where(mask, normalize_absolute_angle(bots.direction + b), bots.direction)
-    bots.gun_direction[:] = np.where(
-        mask, normalize_absolute_angle(bots.gun_direction + gun_turn), bots.gun_direction
-    )
-    bots.radar_direction[:] = np.where(
-        mask, normalize_absolute_angle(bots.radar_direction + radar_turn), bots.radar_direction
-    )
+    gun_turn = b * ~agb + g
+    radar_turn = gun_turn + r - g * arg + b * (arg & agb) - b * arb
+    if not everyone:
+        b, g, r = b * mask, g * mask, r * mask
+        gun_turn, radar_turn = gun_turn * mask, radar_turn * mask
+    bots.direction[:] = normalize_absolute_angle(bots.direction + b)
+    bots.gun_direction[:] = normalize_absolute_angle(bots.gun_direction + gun_turn)
+    bots.radar_direction[:] = normalize_absolute_angle(bots.radar_direction + radar_turn)
     bots.turn_rate[:] = b
-    bots.gun_turn_rate[:] = np.where(mask, g, 0.0)
-    bots.radar_turn_rate[:] = np.where(mask, r, 0.0)
+    bots.gun_turn_rate[:] = g
+    bots.radar_turn_rate[:] = r
     bots.radar_sweep[:] = radar_turn

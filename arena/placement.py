@@ -24,7 +24,7 @@ def place_bots(
     """Place every bot of the arenas in `mask`. `initial` = (x, y, direction) [B, N] overrides
     (NaN = random), honoured only when the server enables initial positions."""
     b, n = bots.x.shape
-    w, h = width[:, 0], height[:, 0]
+    w, h = width, height
     cols = np.floor_divide(w, CELL).astype(np.int64)
     rows = np.floor_divide(h, CELL).astype(np.int64)
     cells = cols * rows

@@ -9,13 +9,14 @@ from arena.state import F64, Bool, Bots, StoredIntents, TurnEvents
 from shared.game_constants import BOT_RADIUS, RADAR_RADIUS
 
 
-def _segment_hits_circle(
-    px: F64, py: F64, ux: F64, uy: F64, length: float, cx: F64, cy: F64, r: float
-) -> Bool:
-    """Whether the segment p + s*u, s in [0, length] (u a unit vector) touches circle (c, r)."""
-    s = np.clip((cx - px) * ux + (cy - py) * uy, 0.0, length)
-    qx, qy = px + s * ux - cx, py + s * uy - cy
-    return np.asarray(qx * qx + qy * qy <= r * r)
+def _arm_touches(cross: F64, along: F64) -> Bool:
+    """Whether an arm (segment of length 1200 from the scanner along a unit vector) touches the
+    target circle, given the target's signed distance from the arm's line (`cross`) and its
+    projection on the arm (`along`)."""
+    s = np.clip(along, 0.0, RADAR_RADIUS)
+    # distance^2 from the target centre to the closest point of the arm
+    d2 = cross * cross + (along - s) * (along - s)
+    return np.asarray(d2 <= BOT_RADIUS * BOT_RADIUS)
 
 
 def scanning(bots: Bots, intents: StoredIntents) -> Bool:
@@ -33,48 +34,30 @@ def scanning(bots: Bots, intents: StoredIntents) -> Bool:
 def scan(bots: Bots, intents: StoredIntents, running: Bool, events: TurnEvents) -> None:
     """Detect every (scanner, target) pair of this turn."""
     scanners = scanning(bots, intents) & running[:, None]
-    events.scans[:] = False
     n = bots.x.shape[1]
     sweep = bots.radar_sweep
-    start = np.radians(np.where(sweep >= 0.0, bots.radar_direction - sweep, bots.radar_direction))
+    start = np.radians(bots.radar_direction - np.maximum(sweep, 0.0))
     end = start + np.radians(np.abs(sweep))
     u1x, u1y, u2x, u2y = np.cos(start), np.sin(start), np.cos(end), np.sin(end)
     for s in range(n):
-        if not scanners[:, s].any():
-            continue
         for t in range(n):
             if t == s:
                 continue
             dx = bots.x[:, t] - bots.x[:, s]
             dy = bots.y[:, t] - bots.y[:, s]
-            near = np.hypot(dx, dy) <= RADAR_RADIUS + BOT_RADIUS
-            between = (
-                (sweep[:, s] != 0.0)
-                & (u1x[:, s] * dy - u1y[:, s] * dx >= 0.0)
-                & (dx * u2y[:, s] - dy * u2x[:, s] >= 0.0)
-            )
-            arm1 = _segment_hits_circle(
-                bots.x[:, s],
-                bots.y[:, s],
-                u1x[:, s],
-                u1y[:, s],
-                RADAR_RADIUS,
-                bots.x[:, t],
-                bots.y[:, t],
-                BOT_RADIUS,
-            )
-            arm2 = _segment_hits_circle(
-                bots.x[:, s],
-                bots.y[:, s],
-                u2x[:, s],
-                u2y[:, s],
-                RADAR_RADIUS,
-                bots.x[:, t],
-                bots.y[:, t],
-                BOT_RADIUS,
-            )
-            seen = scanners[:, s] & bots.in_map[:, t] & near & (between | arm1 | arm2)
-            events.scans[:, s, t] = seen
+            c1 = u1x[:, s] * dy - u1y[:, s] * dx  # > 0: target left of (CCW from) the first arm
+            c2 = dx * u2y[:, s] - dy * u2x[:, s]  # > 0: target right of (CW from) the second arm
+            near = dx * dx + dy * dy <= (RADAR_RADIUS + BOT_RADIUS) ** 2
+            seen = (c1 >= 0.0) & (c2 >= 0.0) & (sweep[:, s] != 0.0)
+            # arms: only targets within 18 of an arm's line need the exact segment test
+            maybe = ~seen & ((np.abs(c1) <= BOT_RADIUS) | (np.abs(c2) <= BOT_RADIUS))
+            if maybe.any():
+                a = np.nonzero(maybe)[0]
+                dxa, dya = dx[a], dy[a]
+                arm1 = _arm_touches(c1[a], u1x[a, s] * dxa + u1y[a, s] * dya)
+                arm2 = _arm_touches(c2[a], u2x[a, s] * dxa + u2y[a, s] * dya)
+                seen[a] = arm1 | arm2
+            events.scans[:, s, t] = seen & near & scanners[:, s] & bots.in_map[:, t]
     events.scan_energy[:] = bots.energy
     events.scan_x[:] = bots.x
     events.scan_y[:] = bots.y

@@ -60,7 +60,7 @@ def round_over(bots: Bots, bullets: Bullets, running: Bool) -> Bool:
     """§10: at most one bot alive, or no bullets in flight and every alive bot disabled."""
     n_alive = bots.in_map.sum(axis=1)
     all_disabled = (~bots.in_map | disabled(bots)).all(axis=1) & (n_alive > 0)
-    no_bullets = ~bullets.active.any(axis=1)
+    no_bullets = ~bullets.active.any(axis=0)
     return np.asarray(running & ((n_alive <= 1) | (all_disabled & no_bullets)))
 
 

@@ -64,8 +64,9 @@ class StoredIntents:
 
 @dataclass
 class Bullets:
-    """Bullets in flight [B, K]. A new bullet takes its arena's first free slot; creation order
-    is the order of `bullet_id`. Only slots below `Engine.bullet_width` are ever used.
+    """Bullets in flight, slot-major [K, B] (slot k of every arena is one contiguous row). A new
+    bullet takes its arena's first free slot; creation order is the order of `bullet_id`. Only
+    slots below `Engine.bullet_width` are ever used, so per-turn work runs on rows [:width].
 
     Position at `tick` = start + speed * tick * (ux, uy), the unit vector of `direction`; `x, y`
     and `next_x, next_y` cache the positions at tick and tick + 1 after each advance. A removed
@@ -211,7 +212,7 @@ def alloc_intents(b: int, n: int) -> StoredIntents:
 
 
 def alloc_bullets(b: int, k: int) -> Bullets:
-    shapes = {f.name: (b, k) for f in fields(Bullets)}
+    shapes = {f.name: (k, b) for f in fields(Bullets)}
     return _alloc(Bullets, shapes, _dtypes(Bullets))  # type: ignore[return-value]
 
 

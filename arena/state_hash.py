@@ -11,7 +11,6 @@ import struct
 
 import numpy as np
 
-from arena.bullets import positions
 from arena.engine import Engine
 
 _BOT_FIELDS = (
@@ -32,17 +31,20 @@ def state_hash(engine: Engine, arena: int = 0) -> str:
     for i in range(engine.n_bots):
         parts.append(b"\x01" if bots.in_map[arena, i] else b"\x00")
         parts.append(struct.pack(">8d", *(float(getattr(bots, f)[arena, i]) for f in _BOT_FIELDS)))
-    x, y = positions(bl)
-    for k in np.nonzero(bl.active[arena])[0]:
+    x, y = bl.x, bl.y
+    flying = sorted(
+        np.nonzero(bl.active[:, arena])[0].tolist(), key=lambda k: int(bl.bullet_id[k, arena])
+    )
+    for k in flying:
         parts.append(
             struct.pack(
                 ">qq4d",
-                int(bl.bullet_id[arena, k]),
-                int(bl.owner[arena, k]),
-                float(bl.power[arena, k]),
-                float(x[arena, k]),
-                float(y[arena, k]),
-                float(bl.direction[arena, k]),
+                int(bl.bullet_id[k, arena]),
+                int(bl.owner[k, arena]),
+                float(bl.power[k, arena]),
+                float(x[k, arena]),
+                float(y[k, arena]),
+                float(bl.direction[k, arena]),
             )
         )
     return hashlib.sha256(b"".join(parts)).hexdigest()

@@ -21,12 +21,12 @@ def bullet_state(engine: Engine, arena: int, slot: int, muzzle: bool = False) ->
     x = bl.start_x if muzzle else bl.x
     y = bl.start_y if muzzle else bl.y
     return {
-        "bulletId": int(bl.bullet_id[arena, slot]),
-        "ownerId": int(bl.owner[arena, slot]) + 1,
-        "power": float(bl.power[arena, slot]),
-        "x": float(x[arena, slot]),
-        "y": float(y[arena, slot]),
-        "direction": float(bl.direction[arena, slot]),
+        "bulletId": int(bl.bullet_id[slot, arena]),
+        "ownerId": int(bl.owner[slot, arena]) + 1,
+        "power": float(bl.power[slot, arena]),
+        "x": float(x[slot, arena]),
+        "y": float(y[slot, arena]),
+        "direction": float(bl.direction[slot, arena]),
     }
 
 
@@ -124,7 +124,7 @@ def _bullet_events(engine: Engine, arena: int, seat: int | None) -> list[Json]:
     be, bl, turn = engine.events.bullets, engine.bullets, int(engine.turn_number[arena])
     out: list[Json] = []
     for a, s in zip(be.wall_arena, be.wall_slot, strict=True):
-        if a == arena and (seat is None or bl.owner[a, s] == seat):
+        if a == arena and (seat is None or bl.owner[s, a] == seat):
             out.append(_event("BulletHitWallEvent", turn, bullet=bullet_state(engine, a, s)))
     for a, j, k in zip(be.pair_arena, be.pair_a, be.pair_b, strict=True):
         if a != arena:
@@ -132,7 +132,7 @@ def _bullet_events(engine: Engine, arena: int, seat: int | None) -> list[Json]:
         for own, other in ((j, k), (k, j)):
             if seat is None and own != j:
                 continue  # observers get one copy per collision
-            if seat is None or bl.owner[a, own] == seat:
+            if seat is None or bl.owner[own, a] == seat:
                 out.append(
                     _event(
                         "BulletHitBulletEvent",
@@ -145,7 +145,7 @@ def _bullet_events(engine: Engine, arena: int, seat: int | None) -> list[Json]:
         a, s, v = int(be.hit_arena[h]), int(be.hit_slot[h]), int(be.hit_victim[h])
         if a != arena:
             continue
-        if seat is None or v == seat or bl.owner[a, s] == seat:
+        if seat is None or v == seat or bl.owner[s, a] == seat:
             out.append(
                 _event(
                     "BulletHitBotEvent",
@@ -168,8 +168,8 @@ def tick_for_bot(engine: Engine, arena: int, seat: int) -> Json:
     """TickEventForBot: own state, own bullets in flight, own events."""
     bl = engine.bullets
     w = engine.bullet_width
-    own = [int(k) for k in np.nonzero(bl.active[arena, :w] & (bl.owner[arena, :w] == seat))[0]]
-    own.sort(key=lambda k: int(bl.bullet_id[arena, k]))
+    own = [int(k) for k in np.nonzero(bl.active[:w, arena] & (bl.owner[:w, arena] == seat))[0]]
+    own.sort(key=lambda k: int(bl.bullet_id[k, arena]))
     return {
         "type": "TickEventForBot",
         "roundNumber": int(engine.round_number[arena]),
@@ -201,7 +201,7 @@ def tick_for_observer(engine: Engine, arena: int, names: list[tuple[str, str, st
             }
         )
     flying = sorted(
-        np.nonzero(bl.active[arena, :w])[0].tolist(), key=lambda k: int(bl.bullet_id[arena, k])
+        np.nonzero(bl.active[:w, arena])[0].tolist(), key=lambda k: int(bl.bullet_id[k, arena])
     )
     events: list[Json] = []
     for seat in range(engine.n_bots):

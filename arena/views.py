@@ -42,8 +42,8 @@ def fill_view(engine: Engine, seat: int, view: BotView) -> BotView:
     rows = np.arange(engine.n_arenas)
     view.round_number[:] = engine.round_number
     view.turn_number[:] = engine.turn_number
-    view.arena_width[:] = engine.width[:, 0]
-    view.arena_height[:] = engine.height[:, 0]
+    view.arena_width[:] = engine.width
+    view.arena_height[:] = engine.height
     for name in _OWN:
         getattr(view, name)[:] = getattr(bots, name)[:, seat]
     others = [j for j in range(n) if j != seat]
@@ -63,7 +63,7 @@ def fill_view(engine: Engine, seat: int, view: BotView) -> BotView:
 
     view.bullet_fired[:] = ev.fired[:, seat]
     slot = np.maximum(ev.fired_slot[:, seat], 0)
-    view.fired_power[:] = engine.bullets.power[rows, slot] * ev.fired[:, seat]
+    view.fired_power[:] = engine.bullets.power[slot, rows] * ev.fired[:, seat]
     _bullet_events(engine, seat, view)
 
     view.hit_wall[:] = ev.bot_wall[:, seat]
@@ -88,22 +88,22 @@ def _bullet_events(engine: Engine, seat: int, view: BotView) -> None:
     be, bl = engine.events.bullets, engine.bullets
     if be.hit_arena.size:
         a, s, v = be.hit_arena, be.hit_slot, be.hit_victim
-        power, direction = bl.power[a, s], bl.direction[a, s]
+        power, direction = bl.power[s, a], bl.direction[s, a]
         mine_hit = v == seat
         ai = a[mine_hit]
         view.hit_by_bullet[ai] = True
         np.add.at(view.hit_by_bullet_damage, ai, be.hit_damage[mine_hit])
         np.add.at(view.hit_by_bullet_power, ai, power[mine_hit])
         view.hit_by_bullet_direction[ai] = direction[mine_hit]  # the last hit wins
-        by_me = bl.owner[a, s] == seat
+        by_me = bl.owner[s, a] == seat
         am = a[by_me]
         view.bullet_hit[am] = True
         np.add.at(view.bullet_hit_damage, am, be.hit_damage[by_me])
         np.add.at(view.bullet_hit_power, am, power[by_me])
     if be.pair_arena.size:
         for slots in (be.pair_a, be.pair_b):
-            mine = bl.owner[be.pair_arena, slots] == seat
+            mine = bl.owner[slots, be.pair_arena] == seat
             view.bullet_hit_bullet[be.pair_arena[mine]] = True
     if be.wall_arena.size:
-        mine = bl.owner[be.wall_arena, be.wall_slot] == seat
+        mine = bl.owner[be.wall_slot, be.wall_arena] == seat
         view.bullet_hit_wall[be.wall_arena[mine]] = True
