@@ -195,7 +195,7 @@ def _flying(bullets: Bullets, w: int) -> tuple[I64, I64]:
 
 def bullet_bullet(bullets: Bullets, w: int) -> tuple[I64, I64, I64]:
     """§7.3 detection: pairs whose segments (tick -> tick + 1) cross and whose next positions are
-    within 2 x 19.7. Returns (arena, slot_a, slot_b) in id order; each bullet in one pair at most.
+    within 2 x 19.7. Returns (arena, slot_a, slot_b) in id order.
     """
     a, s = _flying(bullets, w)
     if a.size < 2:
@@ -227,25 +227,18 @@ def bullet_bullet(bullets: Bullets, w: int) -> tuple[I64, I64, I64]:
         xn[sk, arena],
         yn[sk, arena],
     )
-    return _first_collisions(bullets, arena[ok], sj[ok], sk[ok])
+    return _id_pairs(bullets, arena[ok], sj[ok], sk[ok])
 
 
-def _first_collisions(bullets: Bullets, a: I64, j: I64, k: I64) -> tuple[I64, I64, I64]:
-    """Order pairs by (arena, lower id, higher id); a bullet is removed by its first collision."""
+def _id_pairs(bullets: Bullets, a: I64, j: I64, k: I64) -> tuple[I64, I64, I64]:
+    """Order pairs by (arena, lower id, higher id). Every colliding pair counts: a bullet that
+    meets two others in one turn collides with both (detection runs before any removal)."""
     if a.size == 0:
         return _NONE, _NONE, _NONE
     ids = bullets.bullet_id
     first, second = np.minimum(ids[j, a], ids[k, a]), np.maximum(ids[j, a], ids[k, a])
     order = np.lexsort((second, first, a))
-    used: set[tuple[int, int]] = set()
-    keep = []
-    for idx in order:
-        ka, kk = (int(a[idx]), int(j[idx])), (int(a[idx]), int(k[idx]))
-        if ka not in used and kk not in used:
-            used.update((ka, kk))
-            keep.append(idx)
-    sel = np.asarray(keep, dtype=np.int64)
-    return a[sel], j[sel], k[sel]
+    return a[order], j[order], k[order]
 
 
 def bullet_bot(bullets: Bullets, bots: Bots, w: int) -> tuple[I64, I64, I64]:

@@ -146,6 +146,7 @@ class Engine:
             ev,
             self.bullet_width,
         )
+        enabled &= ~scoring.disabled(bots)  # firing can leave a bot disabled (§3)
         motion.execute_intents(bots, intents, enabled)
         moving = r2 & bots.in_map
         first_turn = self.turn_number == 1

@@ -38,7 +38,7 @@ def execute_intents(bots: Bots, intents: StoredIntents, mask: Bool) -> None:
     """Speed update, move along the start-of-turn heading, then turn body, gun and radar (§4.1-4.3).
 
     Only bots where `mask` is True (enabled bots in running arenas) execute their intent; the
-    others keep their state and report zero rates and sweep.
+    others keep their state, including the rates and sweep they last reported.
     """
     everyone = bool(mask.all())
     speed = new_bot_speed(bots.speed, intents.target_speed)
@@ -62,12 +62,12 @@ def execute_intents(bots: Bots, intents: StoredIntents, mask: Bool) -> None:
     gun_turn = b * ~agb + g
     radar_turn = gun_turn + r - g * arg + b * (arg & agb) - b * arb
     if not everyone:
-        b, g, r = b * mask, g * mask, r * mask
-        gun_turn, radar_turn = gun_turn * mask, radar_turn * mask
+        b, gun_turn, radar_turn = b * mask, gun_turn * mask, radar_turn * mask
     bots.direction[:] = normalize_absolute_angle(bots.direction + b)
     bots.gun_direction[:] = normalize_absolute_angle(bots.gun_direction + gun_turn)
     bots.radar_direction[:] = normalize_absolute_angle(bots.radar_direction + radar_turn)
-    bots.turn_rate[:] = b
-    bots.gun_turn_rate[:] = g
-    bots.radar_turn_rate[:] = r
-    bots.radar_sweep[:] = radar_turn
+    # bots that did not execute (disabled) keep reporting their last rates and sweep
+    np.copyto(bots.turn_rate, b, where=mask)
+    np.copyto(bots.gun_turn_rate, g, where=mask)
+    np.copyto(bots.radar_turn_rate, r, where=mask)
+    np.copyto(bots.radar_sweep, radar_turn, where=mask)

@@ -1,0 +1,255 @@
+"""The battle runner behind `tankrl battle`: start our server (or use a running one), boot the
+named bots as processes, start the game as a controller, follow it to GameEnded, and return the
+results. Bot processes are always ended, also on errors and Ctrl-C.
+
+Bots are matched to BotListUpdate entries by name and version (as the official Battle Runner
+does) and listed in StartGame in command-line order, so the first bot named gets id 1.
+"""
+
+import asyncio
+import contextlib
+import importlib.util
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from arena import booter
+from arena.game_setup import GameSetup
+from arena.server import ArenaServer, ServerOptions
+from arena.session import RecorderFactory
+
+Json = dict[str, Any]
+
+
+class BattleError(RuntimeError):
+    """The battle could not be run to its end; the message says why."""
+
+
+@dataclass(frozen=True)
+class BattleSpec:
+    bots: tuple[str, ...]
+    rounds: int = 10
+    server_url: str | None = None
+    seed: int | None = None
+    tps: int = -1
+    record: Path | None = None
+    turn_timeout_us: int = 30_000
+    ready_timeout_us: int = 10_000_000
+    bot_secret: str | None = None
+    controller_secret: str | None = None
+    join_timeout_s: float = 30.0
+    """How long booted bots may take to show up in the lobby."""
+    idle_timeout_s: float = 60.0
+    """Give up when the server sends nothing for this long."""
+    log_dir: Path | None = None
+
+
+@dataclass
+class BattleResult:
+    results: list[Json]
+    """ResultsForObserver rows, sorted by rank."""
+    rounds: int
+    turns: int
+    seed: int | None
+    round_results: list[list[Json]] = field(default_factory=list)
+
+
+def game_setup(spec: BattleSpec) -> GameSetup:
+    n = len(spec.bots)
+    return GameSetup(
+        game_type="1v1" if n == 2 else "melee",
+        min_number_of_participants=n,
+        max_number_of_participants=n,
+        number_of_rounds=spec.rounds,
+        turn_timeout_us=spec.turn_timeout_us,
+        ready_timeout_us=spec.ready_timeout_us,
+    )
+
+
+def replay_recorder_factory(path: Path) -> RecorderFactory:
+    """Record the game with arena/replay.py's ReplayRecorder (the lead's module)."""
+    if importlib.util.find_spec("arena.replay") is None:
+        raise BattleError("--record needs arena/replay.py (ReplayRecorder), which is not there yet")
+
+    def factory(engine: Any, names: list[str], meta: Json) -> Any:
+        from arena.replay import ReplayRecorder  # type: ignore[import-not-found,unused-ignore]
+
+        return ReplayRecorder(path, engine, names=names, meta=meta)
+
+    return factory
+
+
+def run_battle(spec: BattleSpec) -> BattleResult:
+    return asyncio.run(run_battle_async(spec))
+
+
+async def run_battle_async(spec: BattleSpec) -> BattleResult:
+    if len(spec.bots) < 1:
+        raise BattleError("name at least one bot")
+    dirs = [booter.resolve_bot(b) for b in spec.bots]
+    if spec.server_url is not None:
+        if spec.record is not None:
+            raise BattleError("--record needs the embedded server (drop --server-url)")
+        return await _run(spec, dirs, spec.server_url, None)
+    options = ServerOptions(
+        port=0,
+        seed=spec.seed,
+        tps=spec.tps,
+        bot_secrets=(spec.bot_secret,) if spec.bot_secret else (),
+        controller_secrets=(spec.controller_secret,) if spec.controller_secret else (),
+    )
+    factory = replay_recorder_factory(spec.record) if spec.record is not None else None
+    server = ArenaServer(options, recorder_factory=factory)
+    await server.start()
+    async with asyncio.TaskGroup() as tg:
+        tg.create_task(server.serve_forever())
+        try:
+            result = await _run(spec, dirs, server.url, server)
+        finally:
+            await server.close()
+    return result
+
+
+async def _run(
+    spec: BattleSpec, dirs: list[booter.BotDir], url: str, server: ArenaServer | None
+) -> BattleResult:
+    with contextlib.ExitStack() as stack:
+        log_dir = spec.log_dir
+        if log_dir is None:
+            log_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tankrl-bots-")))
+        booted: list[booter.BootedBot] = []
+        try:
+            for d in dirs:
+                booted.append(booter.boot(d, url, spec.bot_secret, log_dir))
+            async with asyncio.timeout(spec.join_timeout_s):
+                ws = await connect(url, compression=None, max_size=None)
+            async with ws:
+                await _controller_handshake(ws, spec)
+                addresses = await _wait_for_bots(ws, booted, spec)
+                await ws.send(
+                    json.dumps(
+                        {
+                            "type": "StartGame",
+                            "botAddresses": addresses,
+                            "gameSetup": game_setup(spec).to_protocol(),
+                        }
+                    )
+                )
+                result = await _follow(ws, booted, spec)
+            result.seed = server.last_game_seed if server is not None else None
+            return result
+        finally:
+            booter.stop(booted)
+
+
+async def _recv(ws: ClientConnection, timeout_s: float) -> Json:
+    try:
+        async with asyncio.timeout(timeout_s):
+            frame = await ws.recv()
+    except TimeoutError:
+        raise BattleError(f"the server sent nothing for {timeout_s:.0f} s") from None
+    msg = json.loads(frame)
+    if not isinstance(msg, dict):
+        raise BattleError("the server sent a non-object message")
+    return msg
+
+
+async def _controller_handshake(ws: ClientConnection, spec: BattleSpec) -> None:
+    hello = await _recv(ws, spec.idle_timeout_s)
+    if hello.get("type") != "ServerHandshake":
+        raise BattleError(f"expected ServerHandshake, got {hello.get('type')}")
+    msg: Json = {
+        "type": "ControllerHandshake",
+        "sessionId": hello["sessionId"],
+        "name": "tankrl battle",
+        "version": "1.0",
+        "author": "tankrl",
+    }
+    if spec.controller_secret:
+        msg["secret"] = spec.controller_secret
+    await ws.send(json.dumps(msg))
+
+
+def _check_alive(booted: list[booter.BootedBot]) -> None:
+    for b in booted:
+        code = b.process.poll()
+        if code is not None:
+            raise BattleError(
+                f"bot {b.bot.name} exited with code {code} before the game ended\n{b.log_tail()}"
+            )
+
+
+async def _wait_for_bots(
+    ws: ClientConnection, booted: list[booter.BootedBot], spec: BattleSpec
+) -> list[Json]:
+    """BotAddresses of the booted bots, in command-line order, once all are in the lobby."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + spec.join_timeout_s
+    while True:
+        _check_alive(booted)
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            raise BattleError("the bots did not join the server in time")
+        try:
+            msg = await _recv(ws, min(remaining, 0.5))
+        except BattleError:
+            continue
+        if msg.get("type") != "BotListUpdate":
+            continue
+        free = list(msg.get("bots", []))
+        addresses = []
+        for b in booted:
+            match = next(
+                (
+                    e
+                    for e in free
+                    if e.get("name") == b.bot.name and e.get("version") == b.bot.version
+                ),
+                None,
+            )
+            if match is None:
+                break
+            free.remove(match)
+            addresses.append({"host": match["host"], "port": match["port"]})
+        else:
+            return addresses
+
+
+async def _follow(
+    ws: ClientConnection, booted: list[booter.BootedBot], spec: BattleSpec
+) -> BattleResult:
+    turns = 0
+    rounds: list[list[Json]] = []
+    while True:
+        msg = await _recv(ws, spec.idle_timeout_s)
+        kind = msg.get("type")
+        if kind == "TickEventForObserver":
+            turns += 1
+        elif kind == "RoundEndedEventForObserver":
+            rounds.append(msg["results"])
+        elif kind == "GameEndedEventForObserver":
+            return BattleResult(msg["results"], msg["numberOfRounds"], turns, None, rounds)
+        elif kind == "GameAbortedEvent":
+            _check_alive(booted)
+            raise BattleError("the server aborted the game (bots not ready, or all left)")
+
+
+def format_results(result: BattleResult) -> str:
+    """The results table: rank, name, total score, survival, bullet damage, firsts."""
+    header = (
+        f"{'rank':>4}  {'id':>2}  {'name':<24} {'total':>7} {'survival':>8} "
+        f"{'bullet dmg':>10} {'1sts':>5}"
+    )
+    lines = [header, "-" * len(header)]
+    for r in result.results:
+        lines.append(
+            f"{r['rank']:>4}  {r['id']:>2}  {r['name'][:24]:<24} {r['totalScore']:>7} "
+            f"{r['survival']:>8} {r['bulletDamage']:>10} {r['firstPlaces']:>5}"
+        )
+    seed = f", seed {result.seed}" if result.seed is not None else ""
+    lines.append(f"{result.rounds} rounds, {result.turns} turns{seed}")
+    return "\n".join(lines)

@@ -1,0 +1,169 @@
+"""Boot bot processes the way the official booter does (tank-royale-rules.md §14.2): a bot
+directory holds `<base>.json` and `<base>.py` (or `<base>.sh`), base = the directory's name or
+the JSON's `base`; the bot runs in its own process group with cwd = its directory and the
+booter's environment (SERVER_URL, SERVER_SECRET, BOT_BOOTED, BOT_NAME, BOT_VERSION, ...).
+
+Built-in names (Target, SpinBot, ..., GotoTest) resolve to actor/bots/<Name>/. Python bots run
+with this interpreter (the official template says `python3`; ours has the Bot API installed).
+`stop()` ends every process group, also after errors and Ctrl-C.
+"""
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+BUILTIN_BOTS = REPO_ROOT / "actor" / "bots"
+
+
+class BootError(RuntimeError):
+    """A bot directory is missing or incomplete, or a bot process could not start."""
+
+
+@dataclass(frozen=True)
+class BotDir:
+    path: Path
+    base: str
+    info: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return str(self.info.get("name", self.base))
+
+    @property
+    def version(self) -> str:
+        return str(self.info.get("version", ""))
+
+
+def resolve_bot(spec: str, search: Sequence[Path] = (BUILTIN_BOTS,)) -> BotDir:
+    """A bot directory path, or the name of a directory under one of `search`."""
+    candidates = [Path(spec)] + [root / spec for root in search]
+    for path in candidates:
+        if path.is_dir():
+            return _read_bot_dir(path.resolve())
+    where = ", ".join(str(p) for p in search)
+    raise BootError(f"no bot directory {spec!r} (give a path, or a name under {where})")
+
+
+def _read_bot_dir(path: Path) -> BotDir:
+    json_path = path / f"{path.name}.json"
+    if not json_path.is_file():
+        raise BootError(f"{path}: missing {json_path.name}")
+    try:
+        info = json.loads(json_path.read_text())
+    except (OSError, ValueError) as e:
+        raise BootError(f"{json_path}: {e}") from None
+    if not isinstance(info, dict):
+        raise BootError(f"{json_path}: not a JSON object")
+    base = str(info.get("base") or path.name)
+    if not (path / f"{base}.py").is_file() and not (path / f"{base}.sh").is_file():
+        raise BootError(f"{path}: missing {base}.py (or {base}.sh)")
+    return BotDir(path, base, info)
+
+
+def _listing(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def bot_env(bot: BotDir, server_url: str, secret: str | None = None) -> dict[str, str]:
+    """The environment the official booter gives a bot (on top of ours)."""
+    env = dict(os.environ)
+    env.update(SERVER_URL=server_url, BOT_BOOTED="true")
+    if secret:
+        env["SERVER_SECRET"] = secret
+    else:
+        env.pop("SERVER_SECRET", None)
+    keys = {
+        "BOT_NAME": "name",
+        "BOT_VERSION": "version",
+        "BOT_AUTHORS": "authors",
+        "BOT_DESCRIPTION": "description",
+        "BOT_HOMEPAGE": "homepage",
+        "BOT_COUNTRY_CODES": "countryCodes",
+        "BOT_GAME_TYPES": "gameTypes",
+        "BOT_PLATFORM": "platform",
+        "BOT_PROG_LANG": "programmingLang",
+        "BOT_INITIAL_POS": "initialPosition",
+    }
+    for var, key in keys.items():
+        value = _listing(bot.info.get(key))
+        if value is not None:
+            env[var] = value
+        else:
+            env.pop(var, None)
+    return env
+
+
+@dataclass
+class BootedBot:
+    bot: BotDir
+    process: subprocess.Popen[bytes]
+    log_path: Path | None
+
+    def log_tail(self, lines: int = 20) -> str:
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def boot(
+    bot: BotDir, server_url: str, secret: str | None = None, log_dir: Path | None = None
+) -> BootedBot:
+    """Start one bot process in its own process group."""
+    script = bot.path / f"{bot.base}.sh"
+    cmd = ["/bin/sh", script.name] if script.is_file() else [sys.executable, f"{bot.base}.py"]
+    log_path = None
+    out: IO[bytes] | int = subprocess.DEVNULL
+    if log_dir is not None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        log_path = log_dir / f"{bot.base}-{time.monotonic_ns()}.log"
+        out = log_path.open("wb")
+    try:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=bot.path,
+            env=bot_env(bot, server_url, secret),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as e:
+        raise BootError(f"cannot start {bot.path}: {e}") from None
+    finally:
+        if not isinstance(out, int):
+            out.close()
+    return BootedBot(bot, proc, log_path)
+
+
+def stop(bots: Iterable[BootedBot], grace_s: float = 2.0) -> None:
+    """SIGTERM every bot's process group, then SIGKILL what is left after `grace_s`."""
+    bots = list(bots)
+    for b in bots:
+        _signal_group(b.process, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    for b in bots:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            b.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        _signal_group(b.process, signal.SIGKILL)
+        try:
+            b.process.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            print(f"warning: bot process {b.process.pid} did not exit", file=sys.stderr)
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)

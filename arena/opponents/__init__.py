@@ -1,0 +1,31 @@
+"""Scripted opponents: our behaviour-equivalents of the ten 1v1 sample bots of rules §14.1, written
+from their one-line descriptions, each batched over n arenas and deciding from a BotView only.
+
+`OPPONENTS` maps a bot name to its class; build one with `OPPONENTS[name](n, seeds)`.
+"""
+
+from arena.opponents.base import ScriptedBot
+from arena.opponents.chasers import Crazy, RamFire
+from arena.opponents.myfirstbot import MyFirstBot
+from arena.opponents.sitters import Fire, Target, TrackFire
+from arena.opponents.spinners import SpinBot, VelociBot
+from arena.opponents.walls import Corners, Walls
+
+OPPONENTS: dict[str, type[ScriptedBot]] = {
+    cls.name: cls
+    for cls in (
+        Target,
+        SpinBot,
+        Walls,
+        Corners,
+        Crazy,
+        Fire,
+        RamFire,
+        TrackFire,
+        VelociBot,
+        MyFirstBot,
+    )
+}
+"""The registry: sample-bot name -> scripted opponent class."""
+
+__all__ = ["OPPONENTS", "ScriptedBot"]

@@ -1,0 +1,548 @@
+"""The arena's WebSocket server (the shell around arena/session.py): Tank Royale's bot, controller
+and observer protocol on the `websockets` package, one engine per game (B = 1).
+
+Concurrency: one TaskGroup per server owns the websockets server, the game loop and the closing
+of kicked clients; websockets owns one reader task per connection. Sends never wait: a client's
+outgoing queue is its transport buffer, bounded by `max_buffered_bytes`, and a client over it is
+disconnected (counted) so a slow observer never stalls the turn loop. Reads are bounded by the
+handshake deadline and the keepalive ping. A bad message closes that one client with a reason.
+"""
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from base64 import b64encode
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import uuid4
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+from arena import protocol as proto
+from arena import server_messages as out
+from arena.game_setup import GAME_TYPES, GameSetup
+from arena.session import Game, Lobby, LobbyBot, Phase, RecorderFactory, TurnOutput
+
+log = logging.getLogger("tankrl.arena.server")
+encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+"""Compact JSON, as the official server's Gson writes it."""
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    host: str = "127.0.0.1"
+    """Interface to bind; 127.0.0.1 unless asked to open others."""
+    port: int = 7654
+    """TCP port (0 = pick a free one)."""
+    game_types: tuple[str, ...] = GAME_TYPES
+    bot_secrets: tuple[str, ...] = ()
+    controller_secrets: tuple[str, ...] = ()
+    tps: int = -1
+    """Turns per second: -1 unlimited (our default, for training), 0 paused."""
+    initial_positions: bool = False
+    """Honour the bots' initialPosition (--enable-initial-position)."""
+    seed: int | None = None
+    """Seed of the first game (game k uses seed + k); None = a random seed per game."""
+    max_message_bytes: int = 1 << 20
+    max_buffered_bytes: int = 1 << 20
+    max_connections: int = 256
+    handshake_timeout_s: float = 10.0
+    send_timeout_s: float = 2.0
+    close_timeout_s: float = 2.0
+    ping_interval_s: float | None = 20.0
+
+
+@dataclass
+class ServerStats:
+    """Counters for the benchmark and for logs. `turn_us` is the server's critical path of a
+    turn (engine step, the bots' messages built, serialised and written), the most recent turns
+    kept; observers' messages are built and sent after that, in `observer_us_total`."""
+
+    turns: int = 0
+    turn_us_total: float = 0.0
+    turn_us: deque[float] = field(default_factory=lambda: deque(maxlen=100_000))
+    observer_us_total: float = 0.0
+    skipped_turns: int = 0
+    games_started: int = 0
+    games_ended: int = 0
+    games_aborted: int = 0
+    connections: int = 0
+    protocol_errors: int = 0
+    ignored_requests: int = 0
+    slow_clients: int = 0
+
+    @property
+    def mean_turn_us(self) -> float:
+        return self.turn_us_total / self.turns if self.turns else 0.0
+
+
+@dataclass(eq=False)
+class Client:
+    ws: ServerConnection
+    session_id: str
+    host: str
+    port: int
+    role: str = ""
+    """'' until the handshake, then bot, controller or observer."""
+    name: str = ""
+    kicked: bool = False
+
+
+def new_session_id() -> str:
+    """A random UUID's 16 bytes as unpadded Base64 (22 characters), as the official server."""
+    return b64encode(uuid4().bytes).decode().rstrip("=")
+
+
+class ArenaServer:
+    """`await start()` binds, `await serve_forever()` runs until `await close()`."""
+
+    def __init__(
+        self, options: ServerOptions | None = None, recorder_factory: RecorderFactory | None = None
+    ) -> None:
+        self.options = options or ServerOptions()
+        self.recorder_factory = recorder_factory
+        self.version = out.server_version()
+        self.stats = ServerStats()
+        self.tps = self.options.tps
+        self.lobby = Lobby()
+        self.game: Game | None = None
+        self.last_setup: GameSetup | None = None
+        self.last_game_seed: int | None = None
+        self._seed = self.options.seed
+        self._games_seeded = 0
+        self._clients: dict[str, Client] = {}
+        self._watchers: list[Client] = []
+        self._game_clients: list[Client | None] = []
+        self._debugging: set[str] = set()
+        self._pending: Game | None = None
+        self._stop_game = False
+        self._wake = asyncio.Event()
+        self._close_requested = asyncio.Event()
+        self._ws_server: Server | None = None
+        self._tg: asyncio.TaskGroup | None = None
+        self._serving = False
+
+    # ---- lifecycle ------------------------------------------------------------------------------
+    async def start(self) -> None:
+        o = self.options
+        self._ws_server = await serve(
+            self._handle,
+            o.host,
+            o.port,
+            compression=None,
+            max_size=o.max_message_bytes,
+            write_limit=(2 * o.max_buffered_bytes, o.max_buffered_bytes),
+            ping_interval=o.ping_interval_s,
+            close_timeout=o.close_timeout_s,
+            open_timeout=o.handshake_timeout_s,
+        )
+        log.info("listening on %s (version %s)", self.url, self.version)
+
+    @property
+    def port(self) -> int:
+        assert self._ws_server is not None, "start() first"
+        return int(next(iter(self._ws_server.sockets)).getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        host = self.options.host
+        host = "127.0.0.1" if host in ("", "0.0.0.0") else host
+        return f"ws://{'[' + host + ']' if ':' in host else host}:{self.port}"
+
+    async def serve_forever(self) -> None:
+        if self._ws_server is None:
+            await self.start()
+        assert self._ws_server is not None
+        self._serving = True
+        try:
+            async with asyncio.TaskGroup() as tg:
+                self._tg = tg
+                games = tg.create_task(self._game_loop())
+                await self._close_requested.wait()
+                games.cancel()
+                await self._shutdown_ws()
+        finally:
+            self._tg = None
+            self._serving = False
+
+    async def close(self) -> None:
+        self._close_requested.set()
+        if not self._serving:
+            await self._shutdown_ws()
+
+    async def __aenter__(self) -> "ArenaServer":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _shutdown_ws(self) -> None:
+        if self._ws_server is None:
+            return
+        self._ws_server.close()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self.options.close_timeout_s + 1.0):
+                await self._ws_server.wait_closed()
+
+    @property
+    def seed(self) -> int | None:
+        return self._seed
+
+    @seed.setter
+    def seed(self, value: int | None) -> None:
+        """Fix the next game's seed (game k after this uses seed + k); None = random."""
+        self._seed, self._games_seeded = value, 0
+
+    def _next_seed(self) -> int:
+        if self._seed is None:
+            seed = secrets.randbits(63)
+        else:
+            seed = (self._seed + self._games_seeded) % 2**63
+        self._games_seeded += 1
+        self.last_game_seed = seed
+        return seed
+
+    # ---- connections ----------------------------------------------------------------------------
+    async def _handle(self, ws: ServerConnection) -> None:
+        addr = ws.remote_address
+        client = Client(ws, new_session_id(), str(addr[0]), int(addr[1]))
+        self.stats.connections += 1
+        if len(self._clients) >= self.options.max_connections:
+            await ws.close(1013, "Server is full")
+            return
+        self._clients[client.session_id] = client
+        try:
+            await self._send(
+                client,
+                out.server_handshake(
+                    client.session_id, self.version, self.options.game_types, self.last_setup
+                ),
+            )
+            try:
+                async with asyncio.timeout(self.options.handshake_timeout_s):
+                    frame = await ws.recv()
+            except TimeoutError:
+                raise proto.ProtocolError("Handshake timeout", proto.CLOSE_POLICY) from None
+            await self._handshake(client, proto.decode(frame))
+            async for frame in ws:
+                await self._on_message(client, proto.decode(frame))
+        except proto.ProtocolError as e:
+            self.stats.protocol_errors += 1
+            log.info("closing %s %s: %s", client.role or "client", client.session_id, e.reason)
+            await ws.close(e.code, e.reason)
+        except proto.InvalidRequest as e:  # pragma: no cover - handled in _on_message
+            log.warning("ignored: %s", e)
+        except ConnectionClosed:
+            pass
+        except Exception:
+            log.exception("internal error on %s", client.session_id)
+            await ws.close(1011, "Internal server error")
+        finally:
+            await self._left(client)
+
+    async def _handshake(self, client: Client, msg: Json) -> None:
+        kind = msg["type"]
+        if kind not in proto.HANDSHAKES:
+            raise proto.ProtocolError(f"Expected a handshake, got {kind}", proto.CLOSE_POLICY)
+        hs: proto.BotHandshake | proto.ClientHandshake
+        if kind == "BotHandshake":
+            hs = proto.parse_bot_handshake(msg)
+            secrets_ = self.options.bot_secrets
+        else:
+            hs = proto.parse_client_handshake(msg)
+            secrets_ = self.options.controller_secrets
+        if hs.session_id not in self._clients:
+            raise proto.ProtocolError("Missing session id", proto.CLOSE_POLICY)
+        if secrets_ and hs.secret not in secrets_:
+            raise proto.ProtocolError("Invalid secret", proto.CLOSE_POLICY)
+        if isinstance(hs, proto.BotHandshake):
+            client.role, client.name = "bot", hs.info["name"]
+            bot = LobbyBot(
+                client.session_id, hs.info, client.host, client.port, hs.initial_position
+            )
+            self.lobby.add(bot)
+            await self._broadcast(self.lobby.list_update())
+        else:
+            client.role, client.name = hs.kind, hs.name
+            self._watchers.append(client)
+            await self._send(client, self.lobby.list_update())
+
+    async def _left(self, client: Client) -> None:
+        self._clients.pop(client.session_id, None)
+        if client in self._watchers:
+            self._watchers.remove(client)
+        if client.role != "bot":
+            return
+        self.lobby.remove(client.session_id)
+        game = self.game
+        if game is not None and client in self._game_clients:
+            index = self._game_clients.index(client)
+            self._game_clients[index] = None
+            game.disconnect(index)
+            self._wake.set()
+        if not self._close_requested.is_set():
+            await self._broadcast(self.lobby.list_update())
+
+    # ---- incoming messages ----------------------------------------------------------------------
+    async def _on_message(self, client: Client, msg: Json) -> None:
+        kind = msg["type"]
+        if kind in proto.HANDSHAKES:
+            raise proto.ProtocolError("Handshake already done", proto.CLOSE_POLICY)
+        if client.role == "bot":
+            if kind == "BotIntent":
+                self._on_intent(client, proto.parse_bot_intent(msg))
+            elif kind == "BotReady":
+                self._on_ready(client)
+            else:
+                raise proto.ProtocolError(f"{kind} is not allowed for a bot", proto.CLOSE_POLICY)
+        elif client.role == "controller" and kind in proto.CONTROLLER_COMMANDS:
+            try:
+                await self._on_command(kind, msg)
+            except proto.InvalidRequest as e:
+                self.stats.ignored_requests += 1
+                log.warning("ignored %s: %s", kind, e)
+        else:
+            raise proto.ProtocolError(
+                f"{kind} is not allowed for a {client.role}", proto.CLOSE_POLICY
+            )
+
+    def _game_index(self, client: Client) -> int | None:
+        if self.game is None:
+            return None
+        try:
+            return self._game_clients.index(client)
+        except ValueError:
+            return None
+
+    def _on_intent(self, client: Client, intent: proto.BotIntent) -> None:
+        game, index = self.game, self._game_index(client)
+        if game is None or index is None:
+            return
+        game.receive_intent(index, intent)
+        if game.all_answered:
+            self._wake.set()
+
+    def _on_ready(self, client: Client) -> None:
+        game, index = self.game, self._game_index(client)
+        if game is not None and index is not None:
+            game.mark_ready(index)
+            if game.all_ready:
+                self._wake.set()
+
+    async def _on_command(self, kind: str, msg: Json) -> None:
+        game = self.game
+        if kind == "StartGame":
+            self._start_game(proto.parse_start_game(msg, self.options.game_types))
+        elif kind == "ChangeTps":
+            self.tps = proto.parse_tps(msg)
+            await self._broadcast(out.tps_changed(self.tps))
+        elif kind == "BotPolicyUpdate":
+            self._policy(proto.parse_bot_policy(msg))
+        elif game is None:
+            raise proto.InvalidRequest("no game is running")
+        elif kind == "StopGame":
+            self._stop_game = True
+        elif kind == "PauseGame":
+            await self._broadcast(game.pause())
+        elif kind == "ResumeGame":
+            await self._broadcast(game.resume())
+        elif kind == "NextTurn":
+            game.next_turn()
+        elif kind == "EnableDebugMode":
+            game.debug_mode = True
+        elif kind == "DisableDebugMode":
+            game.debug_mode = False
+        self._wake.set()
+
+    def _start_game(self, req: proto.StartGame) -> None:
+        if self._pending is not None or (
+            self.game is not None and self.game.phase is not Phase.ENDED
+        ):
+            raise proto.InvalidRequest("a game is already running")
+        bots = self.lobby.select(req.addresses)
+        n, setup = len(bots), req.setup
+        if not bots:
+            raise proto.InvalidRequest("no connected bot matches the addresses")
+        if n < setup.min_number_of_participants:
+            raise proto.InvalidRequest(
+                f"{n} bots, minNumberOfParticipants is {setup.min_number_of_participants}"
+            )
+        if setup.max_number_of_participants is not None and n > setup.max_number_of_participants:
+            raise proto.InvalidRequest(
+                f"{n} bots, maxNumberOfParticipants is {setup.max_number_of_participants}"
+            )
+        self._pending = Game(
+            setup,
+            bots,
+            self._next_seed(),
+            initial_positions=self.options.initial_positions,
+            debug_mode=req.debug_mode,
+            debugging=self._debugging,
+        )
+
+    def _policy(self, policy: proto.BotPolicy) -> None:
+        game = self.game
+        index = None if game is None else game.bot_index(policy.bot_id)
+        if game is None or index is None:
+            raise proto.InvalidRequest(f"no bot with id {policy.bot_id} in a running game")
+        session = game.bots[index].session_id
+        if policy.debugging_enabled is not None:
+            if policy.debugging_enabled:
+                self._debugging.add(session)
+                game.debugging.add(index)
+            else:
+                self._debugging.discard(session)
+                game.debugging.discard(index)
+
+    # ---- sending --------------------------------------------------------------------------------
+    async def _send_text(self, client: Client, text: str) -> None:
+        """Write now or drop the client: the transport buffer is its bounded outgoing queue.
+
+        Below the buffer's high-water mark websockets writes without waiting (only a closing
+        connection waits, bounded by close_timeout), so the common case skips the timeout."""
+        if client.kicked:
+            return
+        transport = client.ws.transport
+        limit = self.options.max_buffered_bytes
+        buffered = limit + 1 if transport is None else transport.get_write_buffer_size()
+        if buffered > limit:
+            self._kick(client, "Too slow: outgoing buffer full")
+            return
+        try:
+            if buffered + len(text) < 2 * limit:
+                await client.ws.send(text)
+            else:
+                async with asyncio.timeout(self.options.send_timeout_s):
+                    await client.ws.send(text)
+        except ConnectionClosed:
+            pass
+        except TimeoutError:
+            self._kick(client, "Too slow: send timed out")
+
+    async def _send(self, client: Client, msg: Json) -> None:
+        await self._send_text(client, encode(msg))
+
+    async def _broadcast(self, msg: Json | None) -> None:
+        if msg is not None and self._watchers:
+            text = encode(msg)
+            for c in list(self._watchers):
+                await self._send_text(c, text)
+
+    def _kick(self, client: Client, reason: str) -> None:
+        client.kicked = True
+        self.stats.slow_clients += 1
+        log.warning("disconnecting %s %s: %s", client.role, client.session_id, reason)
+        if self._tg is not None:
+            self._tg.create_task(self._close(client, proto.CLOSE_POLICY, reason))
+        elif client.ws.transport is not None:
+            client.ws.transport.abort()
+
+    async def _close(self, client: Client, code: int, reason: str) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await client.ws.close(code, reason)
+
+    # ---- the game loop --------------------------------------------------------------------------
+    async def _wait(self, ready: Any, deadline: float | None) -> bool:
+        """Wait until `ready()` or the loop-time deadline; True if ready."""
+        while not ready():
+            self._wake.clear()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    await self._wake.wait()
+            except TimeoutError:
+                return bool(ready())
+        return True
+
+    async def _game_loop(self) -> None:
+        while True:
+            await self._wait(lambda: self._pending is not None, None)
+            game, self._pending = self._pending, None
+            assert game is not None
+            self.game, self._stop_game = game, False
+            self._game_clients = [self._clients.get(b.session_id) for b in game.bots]
+            for i, c in enumerate(self._game_clients):
+                if c is None:
+                    game.disconnect(i)
+            try:
+                await self._play(game)
+            finally:
+                game.abort()
+
+    async def _play(self, game: Game) -> None:
+        loop = asyncio.get_running_loop()
+        self.last_setup = game.setup
+        self.stats.games_started += 1
+        for i, msg in game.start_messages():
+            client = self._game_clients[i]
+            if client is not None:
+                await self._send(client, msg)
+        ready_deadline = loop.time() + game.setup.ready_timeout_us / 1e6
+        await self._wait(lambda: game.all_ready or self._stop_game, ready_deadline)
+        started = None if self._stop_game else game.begin(self.recorder_factory)
+        if started is None:
+            await self._abort(game, "too few bots ready" if not self._stop_game else "stopped")
+            return
+        await self._broadcast(started)
+        if game.debug_mode:
+            await self._broadcast(out.game_paused("debug_step"))
+        timeout_s = game.setup.turn_timeout_us / 1e6
+        while True:
+            go = await self._wait(
+                lambda: (
+                    (game.may_step and self.tps != 0)
+                    or self._stop_game
+                    or not game.participants_left
+                ),
+                None,
+            )
+            if self._stop_game or not game.participants_left or not go:
+                await self._abort(game, "stopped" if self._stop_game else "every participant left")
+                return
+            turn_start = loop.time()
+            t0 = time.perf_counter()
+            result = game.play_turn()
+            await self._send_to_bots(result)
+            t1 = time.perf_counter()
+            for msg in game.observer_messages(result, bool(self._watchers)):
+                await self._broadcast(msg)
+            self._count_turn(t1 - t0, time.perf_counter() - t1, result)
+            sent = loop.time()
+            if result.game_ended:
+                self.stats.games_ended += 1
+                return
+            if not result.round_ended:
+                await self._wait(
+                    lambda: game.all_answered or self._stop_game or not game.participants_left,
+                    sent + timeout_s,
+                )
+            if self.tps > 0:
+                await self._wait(lambda: self._stop_game, turn_start + 1.0 / self.tps)
+
+    def _count_turn(self, bots_s: float, observers_s: float, result: TurnOutput) -> None:
+        s = self.stats
+        s.turns += 1
+        s.turn_us_total += bots_s * 1e6
+        s.turn_us.append(bots_s * 1e6)
+        s.observer_us_total += observers_s * 1e6
+        s.skipped_turns += result.skipped
+
+    async def _send_to_bots(self, result: TurnOutput) -> None:
+        clients = self._game_clients
+        for i, msgs in result.to_bots.items():
+            client = clients[i]
+            if client is not None:
+                for msg in msgs:
+                    await self._send_text(client, encode(msg))
+
+    async def _abort(self, game: Game, why: str) -> None:
+        log.info("game aborted: %s", why)
+        game.abort()
+        self.stats.games_aborted += 1
+        await self._broadcast(out.game_aborted())

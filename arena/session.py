@@ -1,0 +1,376 @@
+"""The server's game state machine, without I/O: the lobby of connected bots, selection of a
+game's participants from StartGame addresses, and one game from GameStarted through the turn
+loop's bookkeeping (ready set, intent merge, who answered since the last tick, skipped turns,
+pause/step) to GameEnded. The shell (arena/server.py) moves frames and keeps the time.
+
+Bot ids: 1..N in the order the controller listed the addresses (duplicates and unmatched ones
+dropped), fixed for the whole game. Seat s of the engine plays the s-th bot that was ready; when
+every bot was ready (the normal case) seat s is bot id s + 1, otherwise ids in outgoing messages
+are remapped so bots keep the ids GameStartedEventForBot announced.
+"""
+
+import enum
+import ipaddress
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from arena import server_messages as out
+from arena.engine import Engine
+from arena.game_setup import GameSetup
+from arena.protocol import BotIntent, IntentSlot
+from arena.tick_messages import receives_tick, tick_for_bot, tick_for_observer
+from shared.intent import INTENT_FIELDS, Intent
+
+Json = dict[str, Any]
+
+
+def canonical_host(host: str) -> str:
+    """Address matching as the official server does it: 'localhost' and the IPv6 loopback are
+    127.0.0.1, IPv4-mapped IPv6 addresses are their IPv4 address, names are lower-cased."""
+    h = host.strip().strip("[]").lower()
+    if h in ("localhost", "::1"):
+        return "127.0.0.1"
+    try:
+        ip = ipaddress.ip_address(h)
+    except ValueError:
+        return h
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ip)
+
+
+@dataclass
+class LobbyBot:
+    """A bot that completed its handshake."""
+
+    session_id: str
+    info: Json
+    host: str
+    port: int
+    initial_position: tuple[float | None, float | None, float | None] | None = None
+
+    def bot_info(self) -> Json:
+        return out.bot_info(self.session_id, self.info, self.host, self.port)
+
+
+@dataclass
+class Lobby:
+    bots: dict[str, LobbyBot] = field(default_factory=dict)
+
+    def add(self, bot: LobbyBot) -> None:
+        self.bots[bot.session_id] = bot
+
+    def remove(self, session_id: str) -> bool:
+        return self.bots.pop(session_id, None) is not None
+
+    def list_update(self) -> Json:
+        return out.bot_list_update(b.bot_info() for b in self.bots.values())
+
+    def select(self, addresses: Iterable[tuple[str, int]]) -> list[LobbyBot]:
+        """The connected bots at these addresses, in the listed order, each once."""
+        by_address = {(canonical_host(b.host), b.port): b for b in self.bots.values()}
+        chosen: list[LobbyBot] = []
+        for host, port in addresses:
+            bot = by_address.get((canonical_host(host), port))
+            if bot is not None and bot not in chosen:
+                chosen.append(bot)
+        return chosen
+
+
+class Recorder(Protocol):
+    """arena/replay.py's ReplayRecorder: `step()` replaces `engine.step()`."""
+
+    def step(self) -> None: ...
+
+    def close(self, results: list[Json]) -> None: ...
+
+
+RecorderFactory = Callable[[Engine, list[str], Json], Recorder]
+
+
+class Phase(enum.Enum):
+    WAIT_READY = "wait_ready"
+    RUNNING = "running"
+    ENDED = "ended"
+
+
+@dataclass
+class TurnOutput:
+    """One turn's messages to the bots: per bot (index into Game.bots), in send order."""
+
+    to_bots: dict[int, list[Json]]
+    round_ended: bool
+    game_ended: bool
+    skipped: int
+
+
+class Game:
+    """One game on a fresh B = 1 engine: `bots[i]` has id i + 1."""
+
+    def __init__(
+        self,
+        setup: GameSetup,
+        bots: list[LobbyBot],
+        seed: int,
+        *,
+        initial_positions: bool = False,
+        debug_mode: bool = False,
+        debugging: Iterable[str] = (),
+    ) -> None:
+        self.setup, self.bots, self.seed = setup, bots, seed
+        self.allow_initial_positions = initial_positions
+        self.phase = Phase.WAIT_READY
+        n = len(bots)
+        self.ready = [False] * n
+        self.connected = [True] * n
+        self.slots = [IntentSlot() for _ in range(n)]
+        self.debugging = {i for i, b in enumerate(bots) if b.session_id in set(debugging)}
+        self.engine: Engine | None = None
+        self.seats: list[int] = []
+        """Engine seat → index into bots."""
+        self._seat_of: dict[int, int] = {}
+        self._ids: dict[int, int] | None = None
+        self._rows: list[Intent] = []
+        self._step: Callable[[], None] = lambda: None
+        self.recorder: Recorder | None = None
+        self.paused = debug_mode
+        self.debug_mode = debug_mode
+        self.steps_allowed = 0
+        self.turns = 0
+        self.skipped_turns = 0
+
+    # ---- ready phase ----------------------------------------------------------------------------
+    def start_messages(self) -> list[tuple[int, Json]]:
+        names = [(i + 1, b.info["name"]) for i, b in enumerate(self.bots)]
+        return [
+            (i, out.game_started_for_bot(i + 1, self.setup, names)) for i in range(len(self.bots))
+        ]
+
+    def mark_ready(self, index: int) -> None:
+        if self.phase is Phase.WAIT_READY:
+            self.ready[index] = True
+
+    @property
+    def all_ready(self) -> bool:
+        return all(r or not c for r, c in zip(self.ready, self.connected, strict=True))
+
+    def begin(self, recorder_factory: RecorderFactory | None = None) -> Json | None:
+        """Start with the bots that are ready and connected: GameStartedEventForObserver, or
+        None when fewer than minNumberOfParticipants are (the game is then aborted)."""
+        seats = [
+            i for i, (r, c) in enumerate(zip(self.ready, self.connected, strict=True)) if r and c
+        ]
+        if len(seats) < self.setup.min_number_of_participants or not seats:
+            self.phase = Phase.ENDED
+            return None
+        self.seats = seats
+        self._seat_of = {i: s for s, i in enumerate(seats)}
+        if seats != list(range(len(seats))):
+            self._ids = {s + 1: i + 1 for s, i in enumerate(seats)}
+        n = len(seats)
+        engine = Engine(self.setup, 1, n, seeds=self.seed)
+        if self.allow_initial_positions:
+            pos = np.full((3, 1, n), np.nan)
+            for s, i in enumerate(seats):
+                for k, v in enumerate(self.bots[i].initial_position or ()):
+                    if v is not None:
+                        pos[k, 0, s] = v
+            engine.initial_positions = (pos[0], pos[1], pos[2])
+        self.engine = engine
+        self._rows = [Intent.zeros(1) for _ in seats]
+        self._step = engine.step
+        if recorder_factory is not None:
+            meta = {"seed": self.seed, "setup": self.setup.to_dict(), "ids": [i + 1 for i in seats]}
+            self.recorder = recorder_factory(
+                engine, [self.bots[i].info["name"] for i in seats], meta
+            )
+            self._step = self.recorder.step
+        self.phase = Phase.RUNNING
+        for slot in self.slots:
+            slot.clear_turn()
+        participants = [
+            out.participant(i + 1, self.bots[i].session_id, self.bots[i].info) for i in seats
+        ]
+        return out.game_started_for_observer(self.setup, participants)
+
+    # ---- inputs ---------------------------------------------------------------------------------
+    def receive_intent(self, index: int, intent: BotIntent) -> None:
+        """Merge a BotIntent (§7.3) and store the result in the engine at once, so the next turn
+        only has to step. Intents before a round's turn 1 are discarded by the round start."""
+        seat = self._seat_of.get(index)
+        if self.phase is not Phase.RUNNING or seat is None or self.engine is None:
+            return
+        slot = self.slots[index]
+        slot.receive(intent)
+        merged, row = slot.pending, self._rows[seat]
+        assert merged is not None
+        for name in INTENT_FIELDS:
+            getattr(row, name)[0] = merged[name]
+        self.engine.set_intent(seat, row)
+
+    def disconnect(self, index: int) -> None:
+        """The tank stays and keeps its stored intent; its bot is no longer waited for."""
+        self.connected[index] = False
+
+    @property
+    def participants_left(self) -> bool:
+        return any(self.connected[i] for i in self.seats)
+
+    def awaited(self) -> list[int]:
+        """Bots whose answer the next turn waits for: connected and alive, mid-round."""
+        e = self.engine
+        if e is None or self.phase is not Phase.RUNNING or bool(e.needs_round[0]):
+            return []
+        alive = e.bots.in_map[0]
+        return [i for s, i in enumerate(self.seats) if self.connected[i] and alive[s]]
+
+    @property
+    def all_answered(self) -> bool:
+        return all(self.slots[i].answered for i in self.awaited())
+
+    def bot_index(self, bot_id: int) -> int | None:
+        return bot_id - 1 if 1 <= bot_id <= len(self.bots) else None
+
+    # ---- pause and step -------------------------------------------------------------------------
+    def pause(self, cause: str = "pause") -> Json | None:
+        if self.paused or self.phase is Phase.ENDED:
+            return None
+        self.paused = True
+        return out.game_paused(cause)
+
+    def resume(self) -> Json | None:
+        self.debug_mode = False
+        if not self.paused:
+            return None
+        self.paused, self.steps_allowed = False, 0
+        return out.game_resumed()
+
+    def next_turn(self) -> None:
+        if self.paused:
+            self.steps_allowed += 1
+
+    @property
+    def may_step(self) -> bool:
+        return not self.paused or self.steps_allowed > 0
+
+    # ---- the turn -------------------------------------------------------------------------------
+    def play_turn(self) -> TurnOutput:
+        """Step the engine and build the bots' messages of this turn (§9 step 5): RoundStarted on
+        turn 1, SkippedTurnEvent, the tick, RoundEnded, GameEnded. Observers' messages come from
+        `observer_messages()`, after the bots' are sent (they are off the critical path)."""
+        e = self.engine
+        assert e is not None and self.phase is Phase.RUNNING
+        if self.paused:
+            self.steps_allowed = max(0, self.steps_allowed - 1)
+        new_round = bool(e.needs_round[0])
+        prev_turn = int(e.turn_number[0])
+        alive = e.bots.in_map[0]
+        to_bots: dict[int, list[Json]] = {i: [] for i in self.seats if self.connected[i]}
+        skipped = 0
+        for s, i in enumerate(self.seats):
+            answered = self.slots[i].take()
+            if not answered and not new_round and self.connected[i] and alive[s]:
+                to_bots[i].append(out.skipped_turn(prev_turn))
+                skipped += 1
+        self._step()
+        self.turns += 1
+        self.skipped_turns += skipped
+        ev = e.events
+        round_no, turn_no = int(e.round_number[0]), int(e.turn_number[0])
+        round_ended, game_ended = bool(ev.round_ended[0]), bool(ev.game_ended[0])
+        for s, i in enumerate(self.seats):
+            msgs = to_bots.get(i)
+            if msgs is None:
+                continue
+            if turn_no == 1:
+                msgs.insert(0, out.round_started(round_no))
+            if receives_tick(e, 0, s):
+                msgs.append(self._bot_tick(s, i))
+        if round_ended:
+            per_seat = e.results(0)
+            for s, i in enumerate(self.seats):
+                if i in to_bots:
+                    to_bots[i].append(out.round_ended_for_bot(round_no, turn_no, per_seat[s]))
+                    if game_ended:
+                        to_bots[i].append(out.game_ended_for_bot(round_no, per_seat[s]))
+        if game_ended:
+            self.phase = Phase.ENDED
+            if self.recorder is not None:
+                self.recorder.close(e.results(0))
+        return TurnOutput(to_bots, round_ended, game_ended, skipped)
+
+    def observer_messages(self, turn: TurnOutput, observers: bool = True) -> list[Json]:
+        """The observers' and controllers' messages of the turn just played (call it before the
+        next turn; with `observers` False it only clears the turn's console text)."""
+        e = self.engine
+        assert e is not None
+        texts = [self.slots[i].take_text() for i in self.seats]
+        if not observers:
+            self.paused = self.paused or (self.debug_mode and not turn.game_ended)
+            return []
+        round_no, turn_no = int(e.round_number[0]), int(e.turn_number[0])
+        to_obs: list[Json] = []
+        if turn_no == 1:
+            to_obs.append(out.round_started(round_no))
+        to_obs.append(self._observer_tick(texts))
+        if turn.round_ended:
+            _, rows = self.results()
+            to_obs.append(out.round_ended_for_observer(round_no, turn_no, rows))
+            if turn.game_ended:
+                to_obs.append(out.game_ended_for_observer(round_no, rows))
+        if self.debug_mode and not turn.game_ended:
+            self.paused = True
+            to_obs.append(out.game_paused("debug_step"))
+        return to_obs
+
+    def _bot_tick(self, seat: int, index: int) -> Json:
+        e = self.engine
+        assert e is not None
+        tick = tick_for_bot(e, 0, seat)
+        colors = self.slots[index].colors
+        if colors:
+            tick["botState"].update(colors)
+        if index in self.debugging:
+            tick["botState"]["isDebuggingEnabled"] = True
+        return tick if self._ids is None else out.remap_ids(tick, self._ids)
+
+    def _observer_tick(self, texts: list[tuple[str | None, str | None]]) -> Json:
+        e = self.engine
+        assert e is not None
+        names = [
+            (b.session_id, b.info["name"], b.info["version"])
+            for b in (self.bots[i] for i in self.seats)
+        ]
+        tick = tick_for_observer(e, 0, names)
+        for state in tick["botStates"]:
+            s = state["id"] - 1
+            i = self.seats[s]
+            slot = self.slots[i]
+            state.update(slot.colors)
+            std_out, std_err = texts[s]
+            if std_out:
+                state["stdOut"] = std_out
+            if std_err:
+                state["stdErr"] = std_err
+            if i in self.debugging:
+                state["isDebuggingEnabled"] = True
+                if slot.debug_graphics:
+                    state["debugGraphics"] = slot.debug_graphics
+        return tick if self._ids is None else out.remap_ids(tick, self._ids)
+
+    def results(self) -> tuple[list[Json], list[Json]]:
+        """(ResultsForBot per seat, ResultsForObserver rows sorted by rank) accumulated so far."""
+        e = self.engine
+        assert e is not None
+        per_seat = e.results(0)
+        ids = [i + 1 for i in self.seats]
+        names = [(self.bots[i].info["name"], self.bots[i].info["version"]) for i in self.seats]
+        return per_seat, out.results_for_observer(per_seat, ids, names)
+
+    def abort(self) -> None:
+        if self.recorder is not None and self.engine is not None and self.phase is Phase.RUNNING:
+            self.recorder.close(self.engine.results(0))
+        self.phase = Phase.ENDED
