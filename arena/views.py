@@ -57,9 +57,10 @@ def fill_view(engine: Engine, seat: int, view: BotView) -> BotView:
         view.scanned[:] = scans.any(axis=1)
         dist = np.hypot(bots.x - bots.x[:, seat, None], bots.y - bots.y[:, seat, None])
         target = np.argmin(np.where(scans, dist, np.inf), axis=1)
-    view.scan_bot_id[:] = target + 1
-    for name in _SCAN:
-        getattr(view, f"scan_{name}")[:] = getattr(ev, f"scan_{name}")[rows, target]
+    seen = view.scanned
+    view.scan_bot_id[:] = (target + 1) * seen
+    for name in _SCAN:  # zero where nothing was scanned: a tick carries nothing there
+        getattr(view, f"scan_{name}")[:] = getattr(ev, f"scan_{name}")[rows, target] * seen
 
     view.bullet_fired[:] = ev.fired[:, seat]
     slot = np.maximum(ev.fired_slot[:, seat], 0)

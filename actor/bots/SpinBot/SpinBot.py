@@ -1,0 +1,3 @@
+from actor.botapi_shell import run_scripted
+
+run_scripted("SpinBot")
