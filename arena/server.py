@@ -1,11 +1,14 @@
 """The arena's WebSocket server (the shell around arena/session.py): Tank Royale's bot, controller
 and observer protocol on the `websockets` package, one engine per game (B = 1).
 
-Concurrency: one TaskGroup per server owns the websockets server, the game loop and the closing
-of kicked clients; websockets owns one reader task per connection. Sends never wait: a client's
-outgoing queue is its transport buffer, bounded by `max_buffered_bytes`, and a client over it is
-disconnected (counted) so a slow observer never stalls the turn loop. Reads are bounded by the
-handshake deadline and the keepalive ping. A bad message closes that one client with a reason.
+Concurrency: one TaskGroup per server (in serve_forever) runs the game loop and the closing of
+kicked clients and shuts the listener down; websockets owns one reader task per connection.
+Sends never wait: a client's outgoing queue is its transport buffer, bounded by
+`max_buffered_bytes`, and a client over it is disconnected (counted), so a slow observer never
+stalls the turn loop. Reads are bounded by the handshake deadline and the keepalive ping. A bad
+message closes that one client with a reason; a failing game is aborted, the server goes on.
+Over 300 lines: one class whose lifecycle, connections, commands and game loop share the
+server's state; everything pure is in protocol, intent_merge, session and server_messages.
 """
 
 import asyncio
@@ -23,9 +26,11 @@ from uuid import uuid4
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
+from arena import intent_merge
 from arena import protocol as proto
 from arena import server_messages as out
 from arena.game_setup import GAME_TYPES, GameSetup
+from arena.placement import CELL
 from arena.session import Game, Lobby, LobbyBot, Phase, RecorderFactory, TurnOutput
 
 log = logging.getLogger("tankrl.arena.server")
@@ -100,7 +105,14 @@ def new_session_id() -> str:
 
 
 class ArenaServer:
-    """`await start()` binds, `await serve_forever()` runs until `await close()`."""
+    """`await start()` binds (then `url`, `port`), `await serve_forever()` runs until
+    `await close()`; or `async with ArenaServer(options):` around your own serve_forever task.
+    arena/server_thread.py runs one in a background thread for synchronous callers.
+
+    Read-only while serving: `stats` (ServerStats), `game` (the current or last Game),
+    `lobby`, `last_game_seed`, `version`; settable: `seed` (the next game's), `tps`,
+    `recorder_factory` (records every game, e.g. arena/replay.py's ReplayRecorder).
+    """
 
     def __init__(
         self, options: ServerOptions | None = None, recorder_factory: RecorderFactory | None = None
@@ -297,7 +309,7 @@ class ArenaServer:
             raise proto.ProtocolError("Handshake already done", proto.CLOSE_POLICY)
         if client.role == "bot":
             if kind == "BotIntent":
-                self._on_intent(client, proto.parse_bot_intent(msg))
+                self._on_intent(client, intent_merge.parse_bot_intent(msg))
             elif kind == "BotReady":
                 self._on_ready(client)
             else:
@@ -321,7 +333,7 @@ class ArenaServer:
         except ValueError:
             return None
 
-    def _on_intent(self, client: Client, intent: proto.BotIntent) -> None:
+    def _on_intent(self, client: Client, intent: intent_merge.BotIntent) -> None:
         game, index = self.game, self._game_index(client)
         if game is None or index is None:
             return
@@ -374,6 +386,9 @@ class ArenaServer:
             raise proto.InvalidRequest(
                 f"{n} bots, minNumberOfParticipants is {setup.min_number_of_participants}"
             )
+        cells = (setup.arena_width // CELL) * (setup.arena_height // CELL)
+        if cells < n:
+            raise proto.InvalidRequest(f"{n} bots do not fit the arena's {cells} start cells")
         if setup.max_number_of_participants is not None and n > setup.max_number_of_participants:
             raise proto.InvalidRequest(
                 f"{n} bots, maxNumberOfParticipants is {setup.max_number_of_participants}"
@@ -472,6 +487,9 @@ class ArenaServer:
                     game.disconnect(i)
             try:
                 await self._play(game)
+            except Exception:  # a bug must end this game, not the server
+                log.exception("game failed")
+                await self._abort(game, "internal error")
             finally:
                 game.abort()
 
@@ -534,12 +552,17 @@ class ArenaServer:
         s.skipped_turns += result.skipped
 
     async def _send_to_bots(self, result: TurnOutput) -> None:
+        """Serialise every bot's messages first, then write them back to back: a bot woken by
+        its tick can take this CPU, and the next bot should not wait for the JSON encoder."""
         clients = self._game_clients
-        for i, msgs in result.to_bots.items():
-            client = clients[i]
-            if client is not None:
-                for msg in msgs:
-                    await self._send_text(client, encode(msg))
+        texts = [
+            (client, [encode(m) for m in msgs])
+            for i, msgs in result.to_bots.items()
+            if (client := clients[i]) is not None
+        ]
+        for client, frames in texts:
+            for text in frames:
+                await self._send_text(client, text)
 
     async def _abort(self, game: Game, why: str) -> None:
         log.info("game aborted: %s", why)

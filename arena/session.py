@@ -7,6 +7,7 @@ Bot ids: 1..N in the order the controller listed the addresses (duplicates and u
 dropped), fixed for the whole game. Seat s of the engine plays the s-th bot that was ready; when
 every bot was ready (the normal case) seat s is bot id s + 1, otherwise ids in outgoing messages
 are remapped so bots keep the ids GameStartedEventForBot announced.
+Over 300 lines: a game's phases share its seat and id bookkeeping, so they stay in one class.
 """
 
 import enum
@@ -20,7 +21,7 @@ import numpy as np
 from arena import server_messages as out
 from arena.engine import Engine
 from arena.game_setup import GameSetup
-from arena.protocol import BotIntent, IntentSlot
+from arena.intent_merge import BotIntent, IntentSlot
 from arena.tick_messages import receives_tick, tick_for_bot, tick_for_observer
 from shared.intent import INTENT_FIELDS, Intent
 

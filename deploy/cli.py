@@ -14,6 +14,9 @@ Handler = Callable[[argparse.Namespace], int]
 
 COMMAND_MODULES = (
     "deploy.contract_cmd",
+    "deploy.export_cmd",
+    "deploy.serve_cmd",
+    "deploy.battle_cmd",
 )
 
 

@@ -1,0 +1,233 @@
+"""Benchmark of hosted play: our server against the official Python Bot API's own speed.
+
+(a) Client ceiling: one official-API bot (tests/e2e/bots/Idler, a `Bot` that sets a few rates
+    and calls go() every turn) against a minimal in-process responder that answers every intent
+    with the next tick at once (raw websockets, the same socket settings as our server: no
+    compression, which the official server does not offer either).
+(b) Hosted: a 1v1 of two such bots on ArenaServer at TPS -1 with a 1 s turn timeout, started
+    and watched by an in-process controller (so observer ticks are built and sent too).
+Both in this process, bots as subprocesses. The machine is shared, so (a) and (b) run as short
+alternating pairs (`--pairs`, `--turns` measured turns each after 200 warm-up turns) and the
+medians are reported: ratio = median over pairs of (b) / (a); goal >= 0.8.
+
+Prints a short table, then as its last line one JSON object: turns_per_s (b),
+client_ceiling_turns_per_s (a), ratio, server_us_per_turn (the server's critical path of a
+turn: engine step, the bots' messages built, serialised and written; mean over (b)).
+With --bound it also runs (c): the same two bots against an instant responder, the most any
+server could reach on this machine at this load.
+Usage: python bench/hosted.py [--turns N] [--pairs K] [--bound]
+"""
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+from arena import booter
+from arena.game_setup import GameSetup
+from arena.server import ArenaServer, ServerOptions
+
+BOT_DIR = Path(__file__).resolve().parents[1] / "tests" / "e2e" / "bots" / "Idler"
+WARMUP_TURNS = 200
+TIMEOUT_S = 120
+
+
+# ---- (a) the client ceiling, (c) the same for two bots ----------------------------------------
+async def client_ceiling(turns: int, n_bots: int = 1) -> dict[str, float]:
+    """Turns/s (and p50 ms per turn) of official-API bots against an instant responder that
+    sends every bot the next (constant) tick as soon as all of them answered."""
+    setup = GameSetup(number_of_rounds=1, turn_timeout_us=1_000_000).to_protocol()
+    state = {
+        "energy": 100.0, "x": 400.0, "y": 300.0, "direction": 90.0, "gunDirection": 90.0,
+        "radarDirection": 90.0, "radarSweep": 0.0, "speed": 0.0, "turnRate": 0.0,
+        "gunTurnRate": 0.0, "radarTurnRate": 0.0, "gunHeat": 0.0, "enemyCount": 1,
+    }  # fmt: skip
+    head = '{"type":"TickEventForBot","roundNumber":1,"turnNumber":'
+    tail = ',"botState":' + json.dumps(state) + ',"bulletStates":[],"events":[]}'
+    bots: list[ServerConnection] = []
+    ready: set[ServerConnection] = set()
+    answered: set[ServerConnection] = set()
+    stamps: list[float] = []
+    done = asyncio.Event()
+
+    async def tick_all() -> None:
+        text = head + str(len(stamps) + 1) + tail
+        for ws in bots:
+            await ws.send(text)
+
+    async def respond(ws: ServerConnection) -> None:
+        await ws.send(json.dumps({
+            "type": "ServerHandshake", "sessionId": "AAAAAAAAAAAAAAAAAAAAAA",
+            "variant": "Tank Royale", "version": "1.4.0", "gameTypes": ["1v1"],
+        }))  # fmt: skip
+        with contextlib.suppress(ConnectionClosed):  # bots are killed at the end
+            await serve_bot(ws)
+
+    async def serve_bot(ws: ServerConnection) -> None:
+        async for frame in ws:
+            kind = json.loads(frame)["type"]
+            if kind == "BotHandshake":
+                bots.append(ws)
+                if len(bots) == n_bots:
+                    for i, b in enumerate(bots):
+                        await b.send(json.dumps({"type": "GameStartedEventForBot",
+                                                 "myId": i + 1, "gameSetup": setup}))  # fmt: skip
+            elif kind == "BotReady":
+                ready.add(ws)
+                if len(ready) == n_bots:
+                    for b in bots:
+                        await b.send('{"type":"RoundStartedEvent","roundNumber":1}')
+                    await tick_all()
+            elif kind == "BotIntent":
+                answered.add(ws)
+                if len(answered) < n_bots:
+                    continue
+                answered.clear()
+                stamps.append(time.perf_counter())
+                if len(stamps) > turns + WARMUP_TURNS:
+                    done.set()
+                    return
+                await tick_all()
+
+    async with serve(respond, "127.0.0.1", 0, compression=None) as srv:
+        port = next(iter(srv.sockets)).getsockname()[1]
+        url = f"ws://127.0.0.1:{port}"
+        procs = [booter.boot(booter.resolve_bot(str(BOT_DIR)), url) for _ in range(n_bots)]
+        try:
+            async with asyncio.timeout(TIMEOUT_S):
+                await done.wait()
+        finally:
+            booter.stop(procs)
+    s = stamps[WARMUP_TURNS:]
+    gaps = sorted(b - a for a, b in itertools.pairwise(s))
+    return {"turns_per_s": (len(s) - 1) / (s[-1] - s[0]), "p50_ms": gaps[len(gaps) // 2] * 1e3}
+
+
+# ---- (b) a hosted battle -----------------------------------------------------------------------
+async def hosted_battle(turns: int) -> dict[str, float]:
+    server = ArenaServer(ServerOptions(port=0, tps=-1, seed=1))
+    await server.start()
+    async with asyncio.TaskGroup() as tg:
+        tg.create_task(server.serve_forever())
+        bots = [booter.boot(booter.resolve_bot(str(BOT_DIR)), server.url) for _ in range(2)]
+        try:
+            async with asyncio.timeout(TIMEOUT_S):
+                figures = await _control(server, turns)
+        finally:
+            booter.stop(bots)
+            await server.close()
+    return figures
+
+
+async def _recv(ws: ClientConnection) -> str:
+    async with asyncio.timeout(TIMEOUT_S):
+        frame = await ws.recv()
+    assert isinstance(frame, str)
+    return frame
+
+
+async def _control(server: ArenaServer, turns: int) -> dict[str, float]:
+    """Start the game, time `turns` turns after the warm-up, stop the game."""
+    async with connect(server.url, compression=None, max_size=None) as ws:
+        hello = json.loads(await _recv(ws))
+        await ws.send(json.dumps({"type": "ControllerHandshake", "sessionId": hello["sessionId"],
+                                  "name": "bench", "version": "1"}))  # fmt: skip
+        while True:
+            msg = json.loads(await _recv(ws))
+            if msg["type"] == "BotListUpdate" and len(msg["bots"]) == 2:
+                break
+        setup = GameSetup(number_of_rounds=1, turn_timeout_us=1_000_000)
+        addresses = [{"host": b["host"], "port": b["port"]} for b in msg["bots"]]
+        await ws.send(json.dumps({"type": "StartGame", "botAddresses": addresses,
+                                  "gameSetup": setup.to_protocol()}))  # fmt: skip
+        ticks = 0
+        stats = server.stats
+        while ticks < WARMUP_TURNS + turns:
+            frame = await _recv(ws)
+            if '"TickEventForObserver"' not in frame[:40]:
+                if '"GameAbortedEvent"' in frame or '"GameEnded' in frame:
+                    raise RuntimeError(f"the game ended early: {frame[:80]}")
+                continue
+            ticks += 1
+            if ticks == WARMUP_TURNS:
+                t0, cpu0 = time.perf_counter(), time.process_time()
+                turns0, us0, obs0 = stats.turns, stats.turn_us_total, stats.observer_us_total
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        n = stats.turns - turns0
+        figures = {
+            "turns_per_s": turns / wall,
+            "server_us_per_turn": (stats.turn_us_total - us0) / n,
+            "observer_us_per_turn": (stats.observer_us_total - obs0) / n,
+            "process_cpu_us_per_turn": cpu / turns * 1e6,
+            "skipped_turns": stats.skipped_turns,
+        }
+        await ws.send('{"type":"StopGame"}')
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=600, help="measured turns per run")
+    parser.add_argument("--pairs", type=int, default=5, help="alternating (a), (b) pairs")
+    parser.add_argument(
+        "--bound",
+        action="store_true",
+        help="also run (c): two bots against an instant responder (what any server could reach)",
+    )
+    args = parser.parse_args()
+    ceilings, hosted, bounds = [], [], []
+    for _ in range(args.pairs):
+        ceilings.append(asyncio.run(client_ceiling(args.turns)))
+        hosted.append(asyncio.run(hosted_battle(args.turns)))
+        if args.bound:
+            bounds.append(asyncio.run(client_ceiling(args.turns, n_bots=2)))
+
+    def median(runs: list[dict[str, float]], key: str) -> float:
+        return statistics.median(r[key] for r in runs)
+
+    ratio = statistics.median(
+        h["turns_per_s"] / c["turns_per_s"] for c, h in zip(ceilings, hosted, strict=True)
+    )
+    ceiling, rate = median(ceilings, "turns_per_s"), median(hosted, "turns_per_s")
+    server_us = statistics.fmean(h["server_us_per_turn"] for h in hosted)
+    print(f"{args.pairs} alternating pairs of {args.turns} turns; medians")
+    print(f"(a) client ceiling, 1 bot, instant responder  {ceiling:7.0f} turns/s"
+          f"  (p50 {median(ceilings, 'p50_ms'):.2f} ms/turn)")  # fmt: skip
+    print(f"(b) hosted 1v1 on ArenaServer, TPS -1         {rate:7.0f} turns/s"
+          f"  ({sum(h['skipped_turns'] for h in hosted):.0f} skipped turns)")  # fmt: skip
+    if bounds:
+        bound_ratio = statistics.median(
+            b["turns_per_s"] / c["turns_per_s"] for c, b in zip(ceilings, bounds, strict=True)
+        )
+        print(f"(c) 2 bots, instant 2-bot responder          "
+              f"{median(bounds, 'turns_per_s'):7.0f} turns/s  (ratio bound for any server "
+              f"{bound_ratio:.2f})")  # fmt: skip
+    pairs = zip(ceilings, hosted, strict=True)
+    per_pair = ", ".join(f"{c['turns_per_s']:.0f}/{h['turns_per_s']:.0f}" for c, h in pairs)
+    print(f"    per pair (a)/(b) turns/s: {per_pair}")
+    print(f"server per turn: critical path {server_us:.0f} us, observers after it "
+          f"{median(hosted, 'observer_us_per_turn'):.0f} us; process CPU (server + controller) "
+          f"{median(hosted, 'process_cpu_us_per_turn'):.0f} us")  # fmt: skip
+    print(f"ratio {ratio:.2f} (goal >= 0.8)")
+    print(json.dumps({
+        "turns_per_s": round(rate, 1),
+        "client_ceiling_turns_per_s": round(ceiling, 1),
+        "ratio": round(ratio, 3),
+        "server_us_per_turn": round(server_us, 1),
+    }))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""Loopback fixtures: `make_server(**options)` starts an ArenaServer on 127.0.0.1 (a free port)
+in the test's event loop and closes it afterwards."""
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from loopback import MakeServer
+
+from arena.server import ArenaServer, ServerOptions
+
+
+@pytest.fixture
+async def make_server() -> AsyncIterator[MakeServer]:
+    running: list[tuple[ArenaServer, asyncio.Task[None]]] = []
+
+    async def make(**options: Any) -> ArenaServer:
+        options.setdefault("port", 0)
+        options.setdefault("handshake_timeout_s", 5.0)
+        server = ArenaServer(ServerOptions(**options))
+        await server.start()
+        running.append((server, asyncio.create_task(server.serve_forever())))
+        return server
+
+    yield make
+    for server, task in running:
+        await server.close()
+        async with asyncio.timeout(10):
+            await task
+
+
+@pytest.fixture
+async def server(make_server: MakeServer) -> ArenaServer:
+    return await make_server(seed=7)
