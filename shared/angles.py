@@ -12,10 +12,18 @@ from shared.finite import FloatArray, Num, like, require_finite
 def normalize_absolute_angle(angle_deg: Num) -> Num:
     """Fold an angle into [0, 360) (fmod, +360 when negative, 360 folded back to 0)."""
     require_finite("angle_deg", angle_deg)
-    r = np.fmod(angle_deg, 360.0)
-    r = np.where(r < 0.0, r + 360.0, r)
-    r = np.where(r >= 360.0, r - 360.0, r)
-    return like(angle_deg, r)
+    return like(angle_deg, _absolute(angle_deg))
+
+
+# The kernels below fix up fmod's remainder in place where a mask says so: the same values as
+# nested np.where, with a third of the numpy calls (they run several times per bot and turn).
+
+
+def _absolute(angle_deg: Num) -> FloatArray:
+    r = np.asarray(np.fmod(angle_deg, 360.0), dtype=np.float64)
+    np.add(r, 360.0, out=r, where=r < 0.0)
+    np.subtract(r, 360.0, out=r, where=r >= 360.0)
+    return r
 
 
 def normalize_relative_angle(angle_deg: Num) -> Num:
@@ -25,9 +33,10 @@ def normalize_relative_angle(angle_deg: Num) -> Num:
 
 
 def _relative(angle_deg: FloatArray) -> FloatArray:
-    r = np.fmod(angle_deg, 360.0)
-    r = np.where(r >= 0.0, np.where(r < 180.0, r, r - 360.0), np.where(r >= -180.0, r, r + 360.0))
-    return np.asarray(r, dtype=np.float64)
+    r = np.asarray(np.fmod(angle_deg, 360.0), dtype=np.float64)
+    np.subtract(r, 360.0, out=r, where=r >= 180.0)
+    np.add(r, 360.0, out=r, where=r < -180.0)
+    return r
 
 
 def direction_to(from_x: Num, from_y: Num, x: Num, y: Num) -> Num:
@@ -35,7 +44,7 @@ def direction_to(from_x: Num, from_y: Num, x: Num, y: Num) -> Num:
     for name, v in (("from_x", from_x), ("from_y", from_y), ("x", x), ("y", y)):
         require_finite(name, v)
     d = np.degrees(np.arctan2(np.subtract(y, from_y), np.subtract(x, from_x)))
-    return normalize_absolute_angle(like(from_x, d))
+    return like(from_x, _absolute(d))
 
 
 def calc_bearing(direction_deg: Num, heading_deg: Num) -> Num:

@@ -50,17 +50,23 @@ def new_target_speed(speed: Num, distance: Num, max_speed: Num | float = MAX_SPE
     require_finite("speed", speed)
     require_not_nan("distance", distance)
     require_finite("max_speed", max_speed)
-    sign = np.where(np.asarray(distance) < 0.0, -1.0, 1.0)
-    v = np.asarray(speed, dtype=np.float64) * sign
-    d = np.abs(np.asarray(distance, dtype=np.float64))
-    infinite = np.isinf(d)
+    d = np.asarray(distance, dtype=np.float64)
+    sign = 1.0 - 2.0 * (d < 0.0)  # mirror a backward move onto a forward one
+    v = np.multiply(speed, sign)
+    d = np.abs(d)
     m = np.asarray(max_speed, dtype=np.float64)
-    target = np.where(
-        infinite, m, np.minimum(m, _max_speed_for_distance(np.where(infinite, 0.0, d)))
-    )
-    forward = np.clip(target, v - _DECEL, v + ACCELERATION)
-    backward = np.clip(target, v - ACCELERATION, v + _max_deceleration(np.maximum(-v, 0.0)))
-    return like(speed, np.where(v >= 0.0, forward, backward) * sign)
+    infinite = np.isinf(d)
+    if infinite.any():
+        target = np.where(
+            infinite, m, np.minimum(m, _max_speed_for_distance(np.where(infinite, 0.0, d)))
+        )
+    else:
+        target = np.minimum(m, _max_speed_for_distance(d))
+    # clamp to [v - 2, v + 1] moving forward, [v - 1, v + maxDecel(-v)] backward; maxDecel(0) = 1
+    low = v - (1.0 + (v >= 0.0))
+    high = v + _max_deceleration(np.maximum(-v, 0.0))
+    result = np.minimum(np.maximum(target, low), high)
+    return like(speed, result * sign)
 
 
 def distance_until_stop(speed: Num, max_speed: float = MAX_SPEED) -> Num:

@@ -6,6 +6,7 @@ learner's model, the `.npy` files and this forward pass share one naming. Bots r
 """
 
 import math
+import threading
 from collections.abc import Mapping
 
 import numpy as np
@@ -130,6 +131,7 @@ class NumpyPolicy:
         if OBS_NORM_TENSORS[0] in self.tensors:
             mean, var = (self.tensors[n] for n in OBS_NORM_TENSORS)
             self._norm = (mean, (1.0 / np.sqrt(var + OBS_NORM_EPS)).astype(np.float32))
+        self._scratch: dict[int, tuple[F32, F32]] = {}
 
     def normalise(self, obs: F32) -> F32:
         """Apply the frozen observation statistics, if this policy has them."""
@@ -139,21 +141,35 @@ class NumpyPolicy:
         x = np.clip((obs - mean) * inv_std, -OBS_NORM_CLIP, OBS_NORM_CLIP)
         return np.asarray(x, dtype=np.float32)
 
-    @staticmethod
-    def _mlp(x: F32, layers: list[tuple[F32, F32]]) -> F32:
+    def _hidden(self, n: int) -> tuple[F32, F32]:
+        """Two [n, hidden] scratch arrays, kept per thread: large batches then allocate no
+        megabyte-sized temporaries per call (fresh pages cost more than the matmuls)."""
+        thread = threading.get_ident()
+        bufs = self._scratch.get(thread)
+        if bufs is None or bufs[0].shape[0] != n:
+            bufs = (
+                np.empty((n, self.hidden), dtype=np.float32),
+                np.empty((n, self.hidden), dtype=np.float32),
+            )
+            self._scratch[thread] = bufs
+        return bufs
+
+    def _mlp(self, x: F32, layers: list[tuple[F32, F32]]) -> F32:
         (w0, b0), (w1, b1), (w2, b2) = layers
-        h = np.tanh(x @ w0 + b0)
-        h = np.tanh(h @ w1 + b1)
-        return np.asarray(h @ w2 + b2, dtype=np.float32)
+        h0, h1 = self._hidden(x.shape[0])
+        np.tanh(np.add(np.matmul(x, w0, out=h0), b0, out=h0), out=h0)
+        np.tanh(np.add(np.matmul(h0, w1, out=h1), b1, out=h1), out=h1)
+        return np.asarray(h1 @ w2 + b2, dtype=np.float32)
 
     def forward(self, obs: F32) -> tuple[F32, F32]:
         """Action means [B, act] and values [B] for raw observations [B, obs]."""
-        x = self.normalise(obs)
+        x = self.normalise(np.asarray(obs, dtype=np.float32))
         return self._mlp(x, self._actor), self._mlp(x, self._critic)[:, 0]
 
     def value(self, obs: F32) -> F32:
         """Critic values [B] only."""
-        return self._mlp(self.normalise(obs), self._critic)[:, 0]
+        x = self.normalise(np.asarray(obs, dtype=np.float32))
+        return self._mlp(x, self._critic)[:, 0]
 
     def act(
         self, obs: F32, rng: np.random.Generator, deterministic: bool = False

@@ -1,0 +1,78 @@
+"""The goto and aimTo controllers of contract v2 (seed 000, with bot-math.md's correction).
+
+Called by actor.actions with the decoded goto/aim points and the bot's own state, arrays [B];
+returns body turn rate, target speed and gun turn rate for the intent. Tank Royale angles:
+degrees, positive turns left (counter-clockwise).
+"""
+
+import numpy as np
+import numpy.typing as npt
+
+from shared.angles import bearing_to, normalize_relative_angle
+from shared.game_constants import MAX_GUN_TURN_RATE
+from shared.movement import max_turn_rate, new_target_speed
+
+F64 = npt.NDArray[np.float64]
+
+ARRIVAL_DISTANCE = 1.0
+"""A goto target closer than this is reached: no turn, brake toward 0."""
+
+REVERSE_BEARING_DEG = 90.0
+"""Drive backwards when the target's |bearing| exceeds this."""
+
+
+def goto(
+    x: F64, y: F64, direction: F64, speed: F64, target_x: F64, target_y: F64
+) -> tuple[F64, F64]:
+    """Body turn rate and target speed [B] that drive each bot toward (target_x, target_y)."""
+    bearing = bearing_to(x, y, direction, target_x, target_y)
+    return steer(bearing, np.hypot(target_x - x, target_y - y), speed)
+
+
+def steer(bearing: F64, distance: F64, speed: F64) -> tuple[F64, F64]:
+    """The goto law, given the target's body bearing and distance: (turn rate, target speed).
+
+    Forward or reverse by |bearing| > 90; the body steers by the effective bearing (the bearing
+    of the bot's rear when reversing), clamped to max_turn_rate(speed). The speed planner gets
+    the speed relative to the chosen drive direction, so while |speed| > 2 a reversal first
+    brakes by 2 per turn and never asks for the opposite sign (no server zero-crossing brake).
+    """
+    reverse = np.abs(bearing) > REVERSE_BEARING_DEG
+    effective = bearing
+    if reverse.any():
+        effective = np.where(reverse, normalize_relative_angle(bearing + 180.0), bearing)
+    limit = max_turn_rate(speed)
+    turn_rate = np.minimum(effective, limit)
+    np.maximum(turn_rate, np.negative(limit, out=limit), out=turn_rate)
+    moving = distance >= ARRIVAL_DISTANCE
+    np.multiply(turn_rate, moving, out=turn_rate)
+    sign = np.subtract(1.0, np.multiply(reverse, 2.0))
+    # braking (distance 0) is odd in the speed, so `sign` cancels out for arrived bots
+    relative = new_target_speed(np.multiply(sign, speed), np.multiply(distance, moving))
+    return turn_rate, np.multiply(relative, sign, out=relative)
+
+
+def aim_to(x: F64, y: F64, gun_direction: F64, aim_x: F64, aim_y: F64) -> F64:
+    """Gun turn rate [B] toward (aim_x, aim_y) (the gun turns independently of the body)."""
+    return gun_turn(bearing_to(x, y, gun_direction, aim_x, aim_y))
+
+
+def gun_turn(gun_bearing: F64) -> F64:
+    """The aimTo law: the gun bearing of the aim point clamped to +-20 deg/turn."""
+    rate = np.minimum(gun_bearing, MAX_GUN_TURN_RATE)
+    np.maximum(rate, -MAX_GUN_TURN_RATE, out=rate)
+    return rate
+
+
+def goto_and_aim(
+    x: F64, y: F64, headings: F64, speed: F64, points_x: F64, points_y: F64
+) -> tuple[F64, F64, F64]:
+    """goto and aim_to with one bearing computation: (turn rate, target speed, gun turn rate).
+
+    `headings` [2, B] holds the body then the gun direction; `points_x`/`points_y` [2, B] the
+    goto point then the aim point.
+    """
+    bearings = bearing_to(x, y, headings, points_x, points_y)
+    distance = np.hypot(points_x[0] - x, points_y[0] - y)
+    turn_rate, target_speed = steer(bearings[0], distance, speed)
+    return turn_rate, target_speed, gun_turn(bearings[1])
