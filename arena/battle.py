@@ -25,6 +25,10 @@ from arena.session import RecorderFactory
 Json = dict[str, Any]
 
 
+GAME_END_EXIT_WAIT_S = 5.0
+"""How long bots may take to exit by themselves after GameEnded before they are terminated."""
+
+
 class BattleError(RuntimeError):
     """The battle could not be run to its end; the message says why."""
 
@@ -122,6 +126,7 @@ async def _run(
         if log_dir is None:
             log_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tankrl-bots-")))
         booted: list[booter.BootedBot] = []
+        finished = False
         try:
             for d in dirs:
                 booted.append(booter.boot(d, url, spec.bot_secret, log_dir))
@@ -141,9 +146,11 @@ async def _run(
                 )
                 result = await _follow(ws, booted, spec)
             result.seed = server.last_game_seed if server is not None else None
+            finished = True
             return result
         finally:
-            booter.stop(booted)
+            # after a finished game the bots exit on their own; let them finish their last round
+            booter.stop(booted, exit_wait_s=GAME_END_EXIT_WAIT_S if finished else 0.0)
 
 
 async def _recv(ws: ClientConnection, timeout_s: float) -> Json:

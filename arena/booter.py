@@ -148,9 +148,15 @@ def boot(
     return BootedBot(bot, proc, log_path)
 
 
-def stop(bots: Iterable[BootedBot], grace_s: float = 2.0) -> None:
-    """SIGTERM every bot's process group, then SIGKILL what is left after `grace_s`."""
+def stop(bots: Iterable[BootedBot], grace_s: float = 2.0, exit_wait_s: float = 0.0) -> None:
+    """Give bots `exit_wait_s` to exit by themselves (bots end after GameEnded, and may still be
+    finishing their last round's work), then SIGTERM every bot's process group, then SIGKILL
+    what is left after `grace_s`."""
     bots = list(bots)
+    deadline = time.monotonic() + exit_wait_s
+    for b in bots:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            b.process.wait(timeout=max(0.0, deadline - time.monotonic()))
     for b in bots:
         _signal_group(b.process, signal.SIGTERM)
     deadline = time.monotonic() + grace_s

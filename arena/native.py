@@ -3,8 +3,9 @@ learner), seat 1 by a scripted opponent per arena or by the caller too (self-pla
 
 Keeps hosted timing: the view of tick N is what the deciders see, and the intents they return are
 applied in turn N + 1. Rounds restart automatically; a round longer than `max_turns_per_round` is
-truncated. Per-arena seeds are hash64(seed, arena), so arena k replays as a B = 1 engine seeded
-with `seeds[k]`. The learner-facing env with observations lives in actor/native_env.py.
+truncated. Per-arena seeds are hash64(seed, arena) >> 1 (63 bits, like the server's game seeds),
+so arena k replays as a B = 1 engine, or hosted with `--seed`, seeded with `seeds[k]`. The
+learner-facing env with observations lives in actor/native_env.py.
 """
 
 from collections.abc import Sequence
@@ -68,7 +69,10 @@ class NativeArenas:
     ) -> None:
         self.n = n_arenas
         self.setup = setup or native_setup()
-        self.seeds = rng.hash64(np.uint64(seed), np.arange(n_arenas, dtype=np.uint64))
+        # 63-bit, like the server's game seeds, so arena k can be replayed hosted with `--seed`
+        self.seeds = rng.hash64(np.uint64(seed), np.arange(n_arenas, dtype=np.uint64)) >> np.uint64(
+            1
+        )
         self.engine = Engine(self.setup, n_arenas, 2, seeds=self.seeds)
         self.max_turns = max_turns_per_round
         self.self_play = opponents is None

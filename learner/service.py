@@ -18,7 +18,6 @@ import torch
 
 from learner import checkpoints
 from learner.inbox import DROP_REASONS, Inbox, LagStats, Verdict
-from learner.manifest import encode_policy
 from learner.metrics import LearnerMetrics
 from learner.publisher import Fetched, Publisher
 from learner.round_stats import RoundStats
@@ -26,6 +25,7 @@ from learner.trainer import Trainer
 from shared.config import RunConfig
 from shared.contracts import get_contract
 from shared.policy import check_tensors
+from shared.policy_files import encode_policy
 from shared.wire import Trajectory, WireError
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
-import pytest
 from robocode_tank_royale.bot_api.internal.json_util import from_json
 from robocode_tank_royale.bot_api.mapper.event_mapper import EventMapper
 

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from learner import checkpoints as ck
-from learner.manifest import encode_policy
 from learner.testing import random_tensors
 from shared.contracts import V1, V2
 from shared.policy import init_tensors
+from shared.policy_files import encode_policy
 
 CONFIG = {"run": "t", "ppo": {"gamma": 0.99}}
 
@@ -88,7 +88,7 @@ _WRITER = """
 import sys
 from pathlib import Path
 from learner import checkpoints as ck
-from learner.manifest import encode_policy
+from shared.policy_files import encode_policy
 from shared.contracts import V2
 from shared.policy import init_tensors
 run = Path(sys.argv[1])

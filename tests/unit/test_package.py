@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from learner import checkpoints as ck
-from learner.manifest import encode_policy, npy_bytes, sha256_hex
 from learner.package import PackageError, export_package, load_package
 from learner.testing import random_tensors
 from shared.contracts import V1, V2
+from shared.policy_files import encode_policy, npy_bytes, sha256_hex
 
 TENSORS = random_tensors(V2, 16, seed=2, obs_norm=True)
 
