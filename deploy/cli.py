@@ -17,6 +17,10 @@ COMMAND_MODULES = (
     "deploy.export_cmd",
     "deploy.serve_cmd",
     "deploy.battle_cmd",
+    "deploy.bot_cmd",
+    "deploy.train_cmd",
+    "deploy.replay_cmd",
+    "deploy.plot_cmd",
 )
 
 
