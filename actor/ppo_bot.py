@@ -45,6 +45,7 @@ class PPOTurns:
         self.rng = np.random.default_rng(seed)
         self.deterministic = deterministic
         self.rounds = 0
+        self.wins = 0
         self.turns = 0
         self.swaps = 0
         self.opponent = ""
@@ -95,6 +96,7 @@ class PPOTurns:
             _ONE, np.array([interrupted]), bootstrap.astype(np.float32), [info]
         )
         self.rounds += 1
+        self.wins += int(won)
         if self.sink is not None:
             for t in trajectories:
                 self.sink(t)

@@ -36,6 +36,7 @@ class BattleError(RuntimeError):
 @dataclass(frozen=True)
 class BattleSpec:
     bots: tuple[str, ...]
+    """Bots to boot (names or bot directories)."""
     rounds: int = 10
     server_url: str | None = None
     seed: int | None = None
@@ -50,6 +51,8 @@ class BattleSpec:
     idle_timeout_s: float = 60.0
     """Give up when the server sends nothing for this long."""
     log_dir: Path | None = None
+    present: tuple[str, ...] = ()
+    """Names of bots already connected to the server (not booted); they get the first ids."""
 
 
 @dataclass
@@ -63,7 +66,7 @@ class BattleResult:
 
 
 def game_setup(spec: BattleSpec) -> GameSetup:
-    n = len(spec.bots)
+    n = len(spec.bots) + len(spec.present)
     return GameSetup(
         game_type="1v1" if n == 2 else "melee",
         min_number_of_participants=n,
@@ -92,7 +95,7 @@ def run_battle(spec: BattleSpec) -> BattleResult:
 
 
 async def run_battle_async(spec: BattleSpec) -> BattleResult:
-    if len(spec.bots) < 1:
+    if len(spec.bots) + len(spec.present) < 1:
         raise BattleError("name at least one bot")
     dirs = [booter.resolve_bot(b) for b in spec.bots]
     if spec.server_url is not None:
@@ -209,13 +212,11 @@ async def _wait_for_bots(
             continue
         free = list(msg.get("bots", []))
         addresses = []
-        for b in booted:
+        wanted = [(name, None) for name in spec.present]
+        wanted += [(b.bot.name, b.bot.version) for b in booted]
+        for name, version in wanted:
             match = next(
-                (
-                    e
-                    for e in free
-                    if e.get("name") == b.bot.name and e.get("version") == b.bot.version
-                ),
+                (e for e in free if e.get("name") == name and version in (None, e.get("version"))),
                 None,
             )
             if match is None:

@@ -140,6 +140,29 @@ class ActorConfig:
 
 
 @dataclass(frozen=True)
+class TrainConfig:
+    """When the main job stops and how it reports."""
+
+    minutes: float = option(15.0, "stop after this many minutes of training")
+    target_win_rate: float = option(
+        0.0, "stop early once the recent win rate against every opponent reaches this (0 = off)"
+    )
+    target_window: int = option(100, "recent rounds per opponent the target is measured over")
+    progress_s: float = option(5.0, "seconds between progress reports")
+    hosted_rounds_per_game: int = option(10, "rounds per hosted battle (a new opponent each game)")
+
+    def validate(self) -> None:
+        if self.minutes <= 0:
+            raise ConfigError(f"train.minutes={self.minutes}: use a positive number of minutes")
+        if not 0.0 <= self.target_win_rate <= 1.0:
+            raise ConfigError("train.target_win_rate must be within [0, 1]")
+        if self.progress_s <= 0 or self.target_window < 1 or self.hosted_rounds_per_game < 1:
+            raise ConfigError(
+                "train.progress_s, train.target_window and hosted_rounds_per_game must be positive"
+            )
+
+
+@dataclass(frozen=True)
 class RunConfig:
     """Everything one training run needs."""
 
@@ -151,6 +174,7 @@ class RunConfig:
     learner: LearnerConfig = field(default_factory=LearnerConfig)
     arena: ArenaConfig = field(default_factory=ArenaConfig)
     actors: ActorConfig = field(default_factory=ActorConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
 
     def validate(self) -> "RunConfig":
         if self.contract not in CONTRACTS:
@@ -161,6 +185,7 @@ class RunConfig:
         self.learner.validate()
         self.arena.validate()
         self.actors.validate()
+        self.train.validate()
         return self
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,0 +1,67 @@
+"""The training progress report: learner and bot-actor stats turned into a few lines of text
+(rounds, turns/s by kind, policy_version, win rate per opponent, losses, drops). Pure."""
+
+from typing import Any
+
+
+def _rate(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def win_table(wins: dict[str, float], rounds: dict[str, int]) -> str:
+    if not wins:
+        return "win rate: (no finished rounds yet)"
+    cells = [f"{name} {100 * rate:.0f}% ({rounds.get(name, 0)})" for name, rate in wins.items()]
+    return "win rate (recent rounds): " + ", ".join(cells)
+
+
+def report(elapsed_s: float, learner: dict[str, Any], actors: list[dict[str, Any]]) -> str:
+    """A progress block for one moment of the run."""
+    by_kind: dict[str, float] = {}
+    rounds = 0.0
+    skipped = 0.0
+    for a in actors:
+        by_kind[a.get("kind", "?")] = by_kind.get(a.get("kind", "?"), 0.0) + a.get("turns_per_s", 0)
+        rounds += a.get("rounds", 0)
+        skipped += a.get("skipped_turns", 0)
+    speeds = ", ".join(f"{k} {_rate(v)}" for k, v in sorted(by_kind.items())) or "-"
+    last = learner.get("last_pass") or {}
+    dropped = {k: v for k, v in (learner.get("rounds_dropped") or {}).items() if v}
+    lines = [
+        f"[{elapsed_s / 60:5.1f} min] policy_version {learner.get('policy_version', 0)}  "
+        f"rounds played {int(rounds)}  trained {learner.get('rounds_trained', 0)}  "
+        f"turns/s {speeds}",
+        "  " + win_table(learner.get("win_rate") or {}, learner.get("rounds_by_opponent") or {}),
+    ]
+    if last:
+        lines.append(
+            "  loss: policy {:.4f}  value {:.4f}  entropy {:.3f}  approx_kl {:.4f}  "
+            "explained_var {:.2f}  return {:.2f}".format(
+                last.get("policy_loss", float("nan")),
+                last.get("value_loss", float("nan")),
+                last.get("entropy", float("nan")),
+                last.get("approx_kl", float("nan")),
+                last.get("explained_variance", float("nan")),
+                learner.get("episodic_return", float("nan")),
+            )
+        )
+    extra = f"  drops {dropped}" if dropped else "  drops none"
+    extra += f"  queue {learner.get('queue_depth', 0)}"
+    if skipped:
+        extra += f"  skipped turns {int(skipped)}"
+    errors = [f"{a.get('kind')}{a.get('index')}: {a['error']}" for a in actors if a.get("error")]
+    if errors:
+        extra += "  errors: " + "; ".join(errors)
+    lines.append(extra)
+    return "\n".join(lines)
+
+
+def target_reached(
+    learner: dict[str, Any], opponents: tuple[str, ...], target: float, window: int
+) -> bool:
+    """Every opponent has a full window of recent rounds at or above the target win rate."""
+    if target <= 0:
+        return False
+    wins = learner.get("win_rate") or {}
+    counts = learner.get("rounds_by_opponent") or {}
+    return all(counts.get(o, 0) >= window and wins.get(o, 0.0) >= target for o in opponents)
