@@ -4,6 +4,9 @@ results. Bot processes are always ended, also on errors and Ctrl-C.
 
 Bots are matched to BotListUpdate entries by name and version (as the official Battle Runner
 does) and listed in StartGame in command-line order, so the first bot named gets id 1.
+
+On request (`observe_rounds`, `trace_motion`) the observer's ticks are also kept per round: who
+died, how many turns, and each bot's per-turn speed, turn rate and position (the evaluator's data).
 """
 
 import asyncio
@@ -11,6 +14,7 @@ import contextlib
 import importlib.util
 import json
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +57,34 @@ class BattleSpec:
     log_dir: Path | None = None
     present: tuple[str, ...] = ()
     """Names of bots already connected to the server (not booted); they get the first ids."""
+    env: Mapping[str, str] | None = None
+    """Extra environment variables for the bots this battle boots (only theirs, not ours)."""
+    observe_rounds: bool = False
+    """Keep per-round details (deaths, turns) in BattleResult.details."""
+    trace_motion: bool = False
+    """Also keep each bot's per-turn speed, turn rate and position (implies observe_rounds)."""
+
+
+@dataclass
+class BotTrace:
+    """One bot's state after each turn of one round, as observers see it (turn 1 first)."""
+
+    speed: list[float] = field(default_factory=list)
+    turn_rate: list[float] = field(default_factory=list)
+    x: list[float] = field(default_factory=list)
+    y: list[float] = field(default_factory=list)
+
+
+@dataclass
+class RoundDetail:
+    """What the observer saw in one round."""
+
+    round_number: int = 0
+    turns: int = 0
+    deaths: list[int] = field(default_factory=list)
+    """Victim ids of the round's BotDeathEvents, in order."""
+    traces: dict[int, BotTrace] = field(default_factory=dict)
+    """Per bot id; empty unless BattleSpec.trace_motion."""
 
 
 @dataclass
@@ -63,6 +95,10 @@ class BattleResult:
     turns: int
     seed: int | None
     round_results: list[list[Json]] = field(default_factory=list)
+    details: list[RoundDetail] = field(default_factory=list)
+    """Per round, with BattleSpec.observe_rounds or trace_motion."""
+    skipped_turns: int | None = None
+    """Turns some bot did not answer in time (all bots; embedded server only)."""
 
 
 def game_setup(spec: BattleSpec) -> GameSetup:
@@ -116,6 +152,7 @@ async def run_battle_async(spec: BattleSpec) -> BattleResult:
         tg.create_task(server.serve_forever())
         try:
             result = await _run(spec, dirs, server.url, server)
+            result.skipped_turns = server.stats.skipped_turns
         finally:
             await server.close()
     return result
@@ -132,7 +169,7 @@ async def _run(
         finished = False
         try:
             for d in dirs:
-                booted.append(booter.boot(d, url, spec.bot_secret, log_dir))
+                booted.append(booter.boot(d, url, spec.bot_secret, log_dir, spec.env))
             async with asyncio.timeout(spec.join_timeout_s):
                 ws = await connect(url, compression=None, max_size=None)
             async with ws:
@@ -232,18 +269,42 @@ async def _follow(
 ) -> BattleResult:
     turns = 0
     rounds: list[list[Json]] = []
+    observe = spec.observe_rounds or spec.trace_motion
+    details: list[RoundDetail] = []
+    current = RoundDetail()
     while True:
         msg = await _recv(ws, spec.idle_timeout_s)
         kind = msg.get("type")
         if kind == "TickEventForObserver":
             turns += 1
+            if observe:
+                _observe_tick(msg, current, spec.trace_motion)
         elif kind == "RoundEndedEventForObserver":
             rounds.append(msg["results"])
+            if observe:
+                current.round_number, current.turns = msg["roundNumber"], msg["turnNumber"]
+                details.append(current)
+                current = RoundDetail()
         elif kind == "GameEndedEventForObserver":
-            return BattleResult(msg["results"], msg["numberOfRounds"], turns, None, rounds)
+            return BattleResult(msg["results"], msg["numberOfRounds"], turns, None, rounds, details)
         elif kind == "GameAbortedEvent":
             _check_alive(booted)
             raise BattleError("the server aborted the game (bots not ready, or all left)")
+
+
+def _observe_tick(msg: Json, detail: RoundDetail, motion: bool) -> None:
+    """Add one TickEventForObserver to the round's details."""
+    for event in msg.get("events", ()):
+        if event.get("type") == "BotDeathEvent":
+            detail.deaths.append(int(event["victimId"]))
+    if not motion:
+        return
+    for state in msg.get("botStates", ()):
+        trace = detail.traces.setdefault(int(state["id"]), BotTrace())
+        trace.speed.append(float(state["speed"]))
+        trace.turn_rate.append(float(state["turnRate"]))
+        trace.x.append(float(state["x"]))
+        trace.y.append(float(state["y"]))
 
 
 def format_results(result: BattleResult) -> str:

@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -119,9 +119,14 @@ class BootedBot:
 
 
 def boot(
-    bot: BotDir, server_url: str, secret: str | None = None, log_dir: Path | None = None
+    bot: BotDir,
+    server_url: str,
+    secret: str | None = None,
+    log_dir: Path | None = None,
+    extra_env: Mapping[str, str] | None = None,
 ) -> BootedBot:
-    """Start one bot process in its own process group."""
+    """Start one bot process in its own process group; `extra_env` is added to this bot's
+    environment only (e.g. TANKRL_WEIGHTS for one battle), on top of `bot_env`."""
     script = bot.path / f"{bot.base}.sh"
     cmd = ["/bin/sh", script.name] if script.is_file() else [sys.executable, f"{bot.base}.py"]
     log_path = None
@@ -130,11 +135,14 @@ def boot(
         log_dir.mkdir(parents=True, exist_ok=True)
         log_path = log_dir / f"{bot.base}-{time.monotonic_ns()}.log"
         out = log_path.open("wb")
+    env = bot_env(bot, server_url, secret)
+    if extra_env:
+        env.update(extra_env)
     try:
         proc = subprocess.Popen(
             cmd,
             cwd=bot.path,
-            env=bot_env(bot, server_url, secret),
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,

@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "deploy.train_cmd",
     "deploy.replay_cmd",
     "deploy.plot_cmd",
+    "deploy.evaluate_cmd",
 )
 
 

@@ -1,0 +1,157 @@
+"""`tankrl evaluate RUN_OR_PACKAGE`: play a policy against the scripted opponents, hosted (official
+Bot API bots on our server) or as a native estimate, and print a table (or `--json`) of rounds
+won with a 95% interval, official 1st places, mean score, bullet-damage share and, with
+`--motion`, how smoothly our bot drives. Shells in deploy/evaluation.py, figures in eval_stats.py.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from deploy.eval_stats import WIN_DEFINITION
+from shared.config import DEFAULT_OPPONENTS
+
+DESCRIPTION = f"""\
+Play a policy (a run dir using its latest/, a run name under --weights-dir, a policy dir or a
+package zip) against scripted opponents and print, per opponent and over all: rounds won % with
+a 95% Wilson interval, official 1st places %, our mean round score and our share of the bullet
+damage. Hosted by default: the TankRL bot directory and the opponent's, booted as processes on our
+embedded server; --native gives a fast in-process estimate (marked as such). Actions are the
+policy's means unless --stochastic. Definitions: {WIN_DEFINITION}."""
+
+
+def _opponents(text: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in DEFAULT_OPPONENTS]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown opponent(s) {', '.join(unknown) or '(none)'}; "
+            f"known: {','.join(DEFAULT_OPPONENTS)}"
+        )
+    return tuple(dict.fromkeys(names))
+
+
+def register(sub: "argparse._SubParsersAction[Any]") -> None:
+    """Add `tankrl evaluate`."""
+    p = sub.add_parser(
+        "evaluate",
+        help="play a policy against the scripted opponents and print win rates",
+        description=DESCRIPTION,
+    )
+    p.add_argument("policy", metavar="RUN_OR_PACKAGE", help="run dir, run name, policy dir or zip")
+    p.add_argument("--weights-dir", type=Path, default=Path("weights"), help="where runs live")
+    p.add_argument("--rounds", type=int, default=100, help="rounds per opponent (default 100)")
+    p.add_argument(
+        "--opponents",
+        type=_opponents,
+        default=DEFAULT_OPPONENTS,
+        help="comma-separated scripted opponents (default: all 10)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON document instead")
+    p.add_argument(
+        "--native", action="store_true", help="fast in-process estimate instead of hosted battles"
+    )
+    p.add_argument(
+        "--motion",
+        action="store_true",
+        help="add motion columns: speed reversals per 100 turns, mean |change of turn rate| "
+        "per turn, distance per round",
+    )
+    p.add_argument(
+        "--stochastic", action="store_true", help="sample actions (default: play the means)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of battles and sampling (default 0)")
+    p.add_argument("--jobs", type=int, default=2, help="hosted battles at once (default 2)")
+    p.add_argument(
+        "--turn-timeout-us",
+        type=int,
+        default=1_000_000,
+        help="hosted turn deadline (default 1 s: measure the policy, not timeouts)",
+    )
+    p.add_argument(
+        "--arenas", type=int, default=64, help="native: at most this many arenas per opponent"
+    )
+    p.add_argument(
+        "--max-turns",
+        type=int,
+        default=5000,
+        help="native: cut rounds longer than this (counted as not won; default 5000)",
+    )
+    p.add_argument("--log-dir", type=Path, default=None, help="hosted: keep the bots' logs here")
+    p.set_defaults(handler=evaluate)
+
+
+def _check(args: argparse.Namespace) -> str | None:
+    """A usage problem, or None."""
+    for flag in ("rounds", "jobs", "turn_timeout_us", "arenas", "max_turns"):
+        if getattr(args, flag) < 1:
+            return f"--{flag.replace('_', '-')} must be at least 1"
+    return None
+
+
+def evaluate(args: argparse.Namespace) -> int:
+    """Validate the policy, play, print the report; 0 done, 1 a battle failed, 2 bad input."""
+    from deploy import evaluation as ev
+    from deploy.eval_report import EvalReport, format_json, format_table
+    from deploy.eval_stats import summarize
+    from shared.policy_package import PackageError, load_policy
+
+    if (problem := _check(args)) is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    try:
+        path = ev.resolve_policy(args.policy, args.weights_dir)
+        contract, tensors, manifest = load_policy(path)
+    except (FileNotFoundError, PackageError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    opts = ev.EvalOptions(
+        policy=path,
+        opponents=tuple(args.opponents),
+        rounds=args.rounds,
+        seed=args.seed,
+        deterministic=not args.stochastic,
+        motion=args.motion,
+        jobs=args.jobs,
+        turn_timeout_us=args.turn_timeout_us,
+        arenas_per_opponent=args.arenas,
+        max_turns_per_round=args.max_turns,
+        log_dir=args.log_dir,
+    )
+
+    def progress(line: str) -> None:
+        print(f"  {line}", file=sys.stderr, flush=True)
+
+    started = time.perf_counter()
+    try:
+        if args.native:
+            played = ev.play_native(opts, contract, tensors, progress)
+        else:
+            played = ev.play_hosted(opts, progress)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (RuntimeError, OSError) as e:  # BattleError, BootError: a battle could not finish
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    rows, overall = summarize(played.records, opts.opponents)
+    report = EvalReport(
+        source="native" if args.native else "hosted",
+        policy=str(path),
+        contract=contract.name,
+        contract_sha256=contract.sha256,
+        policy_version=int(manifest.get("policy_version", 0)),
+        deterministic=opts.deterministic,
+        seed=opts.seed,
+        rounds_per_opponent=opts.rounds,
+        rows=rows,
+        overall=overall,
+        motion=opts.motion,
+        wall_time_s=time.perf_counter() - started,
+        skipped_turns=played.skipped_turns,
+        settings=played.settings,
+    )
+    print(format_json(report) if args.json else format_table(report))
+    return 0
