@@ -5,10 +5,11 @@ Everything started here is ended here: actors are stopped and killed, a final ch
 written, and a Ray instance we started ourselves is shut down.
 """
 
+import os
 import signal
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,8 @@ class TrainResult:
     minutes: float
     stopped_by: str
     learner: dict[str, Any]
+    actors: list[dict[str, Any]] = field(default_factory=list)
+    """The bot actors' final stats (their `stop()` replies), each with the Ray `node` it ran on."""
 
 
 def learner_name(run: str) -> str:
@@ -36,6 +39,7 @@ def _start_ray(address: str | None, cfg: RunConfig, dashboard: bool) -> bool:
     """Connect to a cluster (address) or start a local instance; True if we started it."""
     import ray
 
+    address = address or os.environ.get("RAY_ADDRESS")  # set inside `ray job submit`
     if address:
         ray.init(address=address, namespace=NAMESPACE, log_to_driver=False)
         return False
@@ -88,7 +92,9 @@ def train(
 
     from learner.service import get_or_create_learner
 
-    run_dir = Path(cfg.weights_dir) / cfg.run
+    # absolute, so the learner writes where the driver points wherever Ray places it (on a
+    # multi-machine cluster weights_dir must be shared storage; see deploy/README.md)
+    run_dir = (Path(cfg.weights_dir) / cfg.run).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     stop = threading.Event()
     stopped_by = ["time limit"]
@@ -147,11 +153,13 @@ def _finish(
     import ray
 
     print_fn(f"stopping ({stopped_by}) ...")
+    final: list[dict[str, Any]] = []
     for a in actors:
         try:
-            ray.get(a.stop.remote(), timeout=30)
+            final.append(ray.get(a.stop.remote(), timeout=30))
         except Exception as error:
             print_fn(f"  a bot actor did not stop cleanly: {error!r}"[:200])
+            final.append({"kind": "?", "error": repr(error)[:120]})
     saved = ray.get(learner.shutdown.remote(), timeout=300)
     stats = ray.get(learner.stats.remote(), timeout=60)
     print_fn(report(60.0 * minutes, stats, []))
@@ -163,4 +171,4 @@ def _finish(
         f"  tankrl plot {cfg.run}\n"
         f"  tankrl export {cfg.run} --out {cfg.run}.zip"
     )
-    return TrainResult(run_dir, int(saved["policy_version"]), minutes, stopped_by, stats)
+    return TrainResult(run_dir, int(saved["policy_version"]), minutes, stopped_by, stats, final)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-NO_TORCH = ("gae", "inbox", "normalize", "manifest", "checkpoints", "package", "round_stats")
+NO_TORCH = ("gae", "inbox", "normalize", "checkpoints", "package", "round_stats")
 NO_RAY = (*NO_TORCH, "model", "ppo", "trainer", "testing")
 
 SCRIPT = """
