@@ -27,16 +27,25 @@ def _spaces(contract: Contract) -> tuple[gym.spaces.Box, gym.spaces.Box]:
 
 
 def _infos(env: NativeEnv, k: int | None = None) -> dict[str, Any]:
+    """Per-arena info arrays (vector env), or plain Python values for arena `k` (single env)."""
     out = env.outcomes()[0]
-    sel = slice(None) if k is None else slice(k, k + 1)
-    info: dict[str, Any] = {"opponent": env.opponent_names[sel].copy()}
     done = env.arenas.ended | env.arenas.truncated
+    if k is not None:
+        info: dict[str, Any] = {"opponent": str(env.opponent_names[k])}
+        if done[k]:
+            info.update(
+                round_won=bool(out.won[k]),
+                round_score=float(out.score[k]),
+                round_turns=int(out.turns[k]),
+            )
+        return info
+    info = {"opponent": env.opponent_names.copy()}
     if done.any():
         info.update(
-            round_won=out.won[sel].copy(),
-            round_score=out.score[sel].copy(),
-            round_turns=out.turns[sel].copy(),
-            _round_won=done[sel].copy(),
+            round_won=out.won.copy(),
+            round_score=out.score.copy(),
+            round_turns=out.turns.copy(),
+            _round_won=done.copy(),
         )
     return info
 

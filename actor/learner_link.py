@@ -41,6 +41,7 @@ class LearnerLink:
         """Rounds dropped from a full buffer while the learner was unreachable."""
         self.failures = 0
         self.sent = 0
+        self._healthy = True
         self._threads = [
             threading.Thread(target=self._send_loop, name="tankrl-send", daemon=True),
             threading.Thread(target=self._weights_loop, name="tankrl-weights", daemon=True),
@@ -65,6 +66,11 @@ class LearnerLink:
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
+
+    @property
+    def healthy(self) -> bool:
+        """False while the learner cannot be reached (the last submit failed)."""
+        return self._healthy
 
     @property
     def pending(self) -> int:
@@ -93,8 +99,10 @@ class LearnerLink:
                 reply = ray.get(self.learner.submit.remote(data), timeout=CALL_TIMEOUT_S)
             except Exception:  # learner down or restarting: keep the round, retry
                 self.failures += 1
+                self._healthy = False
                 self._stop.wait(RETRY_S)
                 continue
+            self._healthy = True
             with self._cond:
                 if self._buffer and self._buffer[0] is data:
                     self._buffer.popleft()

@@ -66,8 +66,10 @@ class NativeBotActor:
         try:
             while not self._stop.is_set():
                 self.runner.run(16)
-                # backpressure: do not outrun a learner that has not taken what we sent
-                while self.link.pending >= self.cfg.actors.max_buffered_rounds // 2:
+                # backpressure: do not outrun a learner that has not taken what we sent; while
+                # the learner is unreachable keep playing (the link drops the oldest rounds)
+                limit = max(1, self.cfg.actors.max_buffered_rounds // 2)
+                while self.link.healthy and self.link.pending >= limit:
                     if self._stop.wait(0.05):
                         return
         except Exception as error:  # reported through stats(); Ray restarts a dead actor

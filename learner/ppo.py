@@ -105,6 +105,17 @@ _STAT_KEYS = (
 )
 
 
+def clip_per_network(model: ActorCritic, max_norm: float) -> torch.Tensor:
+    """Clip the actor's (with log-std) and the critic's gradients to `max_norm` each (seed 001:
+    "gradient clipping (max norm 0.5) for both networks"). One global norm would let the value
+    loss, often orders of magnitude larger, shrink the policy's steps to nothing. Returns the
+    actor's norm before clipping."""
+    actor = [*model.actor.parameters(), model.log_std]
+    norm = torch.nn.utils.clip_grad_norm_(actor, max_norm, foreach=True)
+    torch.nn.utils.clip_grad_norm_(model.critic.parameters(), max_norm, foreach=True)
+    return norm
+
+
 def update_minibatch(
     model: ActorCritic,
     optimizer: torch.optim.Optimizer,
@@ -129,7 +140,7 @@ def update_minibatch(
     )
     optimizer.zero_grad(set_to_none=True)
     parts.loss.backward()  # type: ignore[no-untyped-call]
-    grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm, foreach=True)
+    grad_norm = clip_per_network(model, cfg.max_grad_norm)
     optimizer.step()
     values = (parts.loss, parts.pg_loss, parts.v_loss, parts.entropy, parts.approx_kl)
     return torch.stack([*values, parts.clip_fraction, grad_norm]).detach()

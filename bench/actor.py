@@ -1,0 +1,151 @@
+"""Benchmark of the hosted bot around the brain, and of the trajectory message.
+
+(a) turn_overhead: per turn, everything PPOTurns and the Bot API shell do besides the brain's own
+decision: BotView from the official API's TickEvent, reward and decision recording, the policy
+swap check and copying the Intent into the official API's intent. Ticks come from a real engine
+battle, parsed by the official API's own parser (its cost is the API's, not ours, and excluded).
+(b) a 1,000-turn v2 trajectory: its msgpack size and encode time.
+Last line: {"turn_overhead_p99_us": ..., "trajectory_bytes_1000": ..., "encode_ms_1000": ...}.
+Targets: turn_overhead_p99_us <= 300, encode_ms_1000 <= 2.
+"""
+
+import json
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+sys.path[:] = [p for p in sys.path if Path(p).resolve() != Path(__file__).resolve().parent]
+
+import numpy as np  # noqa: E402
+from robocode_tank_royale.bot_api.bot import Bot  # noqa: E402
+from robocode_tank_royale.bot_api.bot_info import BotInfo  # noqa: E402
+from robocode_tank_royale.bot_api.internal.json_util import from_json  # noqa: E402
+from robocode_tank_royale.bot_api.mapper.event_mapper import EventMapper  # noqa: E402
+
+from actor.botapi_shell import copy_intent, view_from_tick  # noqa: E402
+from actor.policy_slot import PolicySlot  # noqa: E402
+from actor.ppo_bot import PPOTurns  # noqa: E402
+from arena.engine import Engine  # noqa: E402
+from arena.game_setup import GameSetup  # noqa: E402
+from arena.opponents import OPPONENTS  # noqa: E402
+from arena.tick_messages import receives_tick, tick_for_bot  # noqa: E402
+from arena.views import fill_view  # noqa: E402
+from shared.botview import BotView  # noqa: E402
+from shared.contracts import V2  # noqa: E402
+from shared.wire import Trajectory  # noqa: E402
+
+TURNS = 3000
+
+
+def ticks(n: int) -> list:
+    """n TickEvents of seat 0 from native battles of two scripted bots, as the API parses them."""
+    engine = Engine(GameSetup(number_of_rounds=10**6), 1, 2, seeds=[3])
+    bots = [
+        OPPONENTS["SpinBot"](1, np.array([1], np.uint64)),
+        OPPONENTS["Crazy"](1, np.array([2], np.uint64)),
+    ]
+    out = []
+    me = SimpleNamespace(my_id=1)
+    while len(out) < n:
+        engine.step()
+        for seat, bot in enumerate(bots):
+            view = fill_view(engine, seat, BotView.zeros(1))
+            bot.reset_round(view.turn_number == 1)
+            engine.set_intent(seat, bot.decide(view))
+        if receives_tick(engine, 0, 0):
+            msg = json.loads(json.dumps(tick_for_bot(engine, 0, 0)))
+            out.append(EventMapper.map_tick_event(from_json(msg), me))  # type: ignore[arg-type]
+    return out
+
+
+def turn_overhead() -> np.ndarray:
+    slot = PolicySlot(V2, seed=0)
+    turns = PPOTurns(slot, "bench", sink=None, seed=0)
+    bot = Bot(
+        bot_info=BotInfo(name="bench", version="1", authors=["tankrl"]),
+        server_url="ws://127.0.0.1:1",
+    )
+    brain_us = [0.0]
+    # PPOTurns calls observe + decide: time them together as "the brain"
+    observe, decide = turns.brain.observe, turns.brain.decide
+
+    def timed_observe(view):  # type: ignore[no-untyped-def]
+        t = time.perf_counter()
+        obs = observe(view)
+        brain_us[0] = (time.perf_counter() - t) * 1e6
+        return obs
+
+    def timed_decide(*args, **kwargs):  # type: ignore[no-untyped-def]
+        t = time.perf_counter()
+        d = decide(*args, **kwargs)
+        brain_us[0] += (time.perf_counter() - t) * 1e6
+        return d
+
+    turns.brain.observe, turns.brain.decide = timed_observe, timed_decide  # type: ignore[method-assign]
+    out = []
+    turns.start_round()
+    for tick in ticks(TURNS):
+        if tick.turn_number == 1:
+            turns.start_round()
+        bot._internals.tick_event = tick  # what the API's WebSocket thread does on a tick
+        t = time.perf_counter()
+        view = view_from_tick(tick, 800.0, 600.0)
+        intent = turns.turn(view, live=True)
+        assert intent is not None
+        copy_intent(bot, intent)
+        total = (time.perf_counter() - t) * 1e6
+        out.append(total - brain_us[0])
+    return np.asarray(out[100:])
+
+
+def trajectory(turns: int = 1000) -> Trajectory:
+    rng = np.random.default_rng(0)
+    f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    term = np.zeros(turns, bool)
+    term[-1] = True
+    return Trajectory(
+        "native0-12",
+        3,
+        41,
+        V2.sha256,
+        np.clip(f(turns, 44), -1, 1),
+        f(turns, 6),
+        f(turns),
+        f(turns),
+        f(turns),
+        term,
+        np.zeros(turns, bool),
+        info={"kind": "native", "opponent": "SpinBot", "won": True, "score": 120.0},
+    )
+
+
+def main() -> None:
+    over = turn_overhead()
+    t = trajectory()
+    data = t.encode()
+    times = []
+    for _ in range(200):
+        s = time.perf_counter()
+        t.encode()
+        times.append((time.perf_counter() - s) * 1e3)
+    result = {
+        "turn_overhead_p99_us": round(float(np.percentile(over, 99)), 1),
+        "trajectory_bytes_1000": len(data),
+        "encode_ms_1000": round(float(np.median(times)), 3),
+    }
+    print(
+        f"hosted turn overhead around the brain: p50 {np.percentile(over, 50):.1f} us, "
+        f"p99 {result['turn_overhead_p99_us']} us over {len(over)} turns",
+        file=sys.__stdout__,
+    )
+    print(
+        f"1,000-turn v2 trajectory: {len(data):,} bytes, encode {result['encode_ms_1000']} ms "
+        "(median of 200)",
+        file=sys.__stdout__,
+    )
+    print(json.dumps(result), file=sys.__stdout__, flush=True)
+
+
+if __name__ == "__main__":
+    main()
