@@ -26,7 +26,7 @@ def test_same_seed_same_episode_and_obs_in_bounds() -> None:
         rng = np.random.default_rng(0)
         seen = [obs]
         for _ in range(300):
-            obs, reward, terminated, truncated, _ = env.step(
+            obs, _reward, terminated, truncated, _ = env.step(
                 rng.standard_normal(6).astype(np.float32)
             )
             assert env.observation_space.contains(obs)
@@ -59,6 +59,6 @@ def test_vector_env_steps_b_arenas() -> None:
     venv = TankRoyaleVectorEnv(8, "v2", ("SpinBot", "Walls"), seed=5)
     obs, info = venv.reset()
     assert obs.shape == (8, 44) and list(info["opponent"]) == ["SpinBot", "Walls"] * 4
-    obs, rewards, term, trunc, _ = venv.step(np.zeros((8, 6), np.float32))
+    obs, rewards, term, _trunc, _ = venv.step(np.zeros((8, 6), np.float32))
     assert obs.shape == (8, 44) and rewards.shape == (8,) and term.dtype == bool
     assert np.isfinite(obs).all() and (np.abs(obs) <= 1).all()
