@@ -6,7 +6,7 @@ outputs the contract's decoder turns into goto/aimTo (v2) or motor (v1) commands
 """
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -20,7 +20,7 @@ from shared.contracts import Contract, get_contract
 F32 = npt.NDArray[np.float32]
 
 
-def _spaces(contract: Contract) -> tuple[gym.spaces.Box, gym.spaces.Box]:
+def _spaces(contract: Contract) -> tuple[Any, Any]:
     obs = gym.spaces.Box(-1.0, 1.0, (contract.obs_size,), np.float32)
     act = gym.spaces.Box(-np.inf, np.inf, (contract.action_size,), np.float32)
     return obs, act
@@ -53,7 +53,7 @@ def _infos(env: NativeEnv, k: int | None = None) -> dict[str, Any]:
 class TankRoyaleEnv(gym.Env[F32, F32]):
     """One 1v1 arena against a scripted opponent; an episode is one round."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+    metadata = {"render_modes": []}  # noqa: RUF012 (gymnasium declares it an instance variable)
 
     def __init__(
         self,
@@ -92,7 +92,7 @@ class TankRoyaleEnv(gym.Env[F32, F32]):
 class TankRoyaleVectorEnv(VectorEnv[F32, F32, F32]):
     """B arenas stepped together; autoreset in next-step mode."""
 
-    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
 
     def __init__(
         self,

@@ -6,7 +6,7 @@ evaluator drive it directly.
 """
 
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 
 import numpy as np
@@ -17,6 +17,24 @@ from actor.recorder import TrajectoryRecorder
 from shared.wire import InfoValue, Trajectory
 
 Sink = Callable[[Trajectory], None]
+RECENT_ROUNDS = 100
+
+
+def curriculum_mix(
+    opponents: tuple[str, ...], recent: dict[str, "deque[bool]"], n_arenas: int, floor: float = 0.05
+) -> list[str]:
+    """Opponents for n arenas, weighted by how often we still lose to each (1 - recent win rate,
+    at least `floor`; opponents without results count as never beaten)."""
+    rates = [sum(recent[o]) / len(recent[o]) if recent.get(o) else 0.0 for o in opponents]
+    weights = np.maximum(1.0 - np.asarray(rates), floor)
+    counts = np.maximum(1, np.floor(weights / weights.sum() * n_arenas)).astype(int)
+    names = [o for o, c in zip(opponents, counts, strict=True) for _ in range(c)]
+    order = np.argsort(-weights)
+    k = 0
+    while len(names) < n_arenas:
+        names.append(opponents[int(order[k % len(order)])])
+        k += 1
+    return names[:n_arenas]
 
 
 class NativeRunner:
@@ -45,7 +63,20 @@ class NativeRunner:
         self.swaps = 0
         self.wins: Counter[str] = Counter()
         self.played: Counter[str] = Counter()
+        self.recent: dict[str, deque[bool]] = {}
+        """Per opponent, the results of the last RECENT_ROUNDS rounds (for the curriculum)."""
         self.seconds = 0.0
+
+    def set_env(self, env: NativeEnv) -> None:
+        """Continue on a new env (e.g. another opponent mix): open rounds are abandoned, counters
+        and the policy stay."""
+        self.env = env
+        self.opponents = np.tile(env.opponent_names, len(env.seats))
+        if self.recorder is not None:
+            self.recorder.start[:] = -1
+            self.recorder.last[:] = -1
+        self.obs = env.reset()
+        self.done = np.zeros(env.num_envs, dtype=np.bool_)
 
     def run(self, turns: int) -> list[Trajectory]:
         """Play `turns` turns in every arena; return (and sink) the finished trajectories."""
@@ -86,6 +117,7 @@ class NativeRunner:
             name = str(self.opponents[i])
             self.played[name] += 1
             self.wins[name] += bool(won[i])
+            self.recent.setdefault(name, deque(maxlen=RECENT_ROUNDS)).append(bool(won[i]))
             infos[i] = {
                 "kind": "native",
                 "opponent": name,

@@ -149,7 +149,7 @@ class PPOBot(DeciderBot):
 
     def on_disconnected(self, disconnected_event: object) -> None:  # type: ignore[override]
         self._interrupted()
-        super().on_disconnected(disconnected_event)  # type: ignore[arg-type]
+        super().on_disconnected(disconnected_event)
 
 
 class _NoDecider:
@@ -267,7 +267,7 @@ def run_ppo_bot(opts: BotOptions) -> None:
         exit_on_game_end=opts.exit_on_game_end,
     )
     if link is not None:
-        hooks.on_game_end = lambda results, rounds: link.stop()  # type: ignore[method-assign]
+        hooks.on_game_end = lambda results, number_of_rounds: link.stop()  # type: ignore[method-assign]
     run_bot(bot)
 
 

@@ -102,7 +102,7 @@ class TrajectoryRecorder:
         out = []
         for b in np.nonzero(mask)[0]:
             if self.start[b] >= 0:
-                info = dict(infos[b]) if infos is not None else {}
+                info = dict(infos[int(b)]) if infos is not None else {}
                 out.append(self._cut(int(b), bool(truncated[b]), float(bootstrap[b]), info))
             self.start[b] = -1
             self.last[b] = -1

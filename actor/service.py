@@ -57,6 +57,7 @@ class NativeBotActor:
             env, self.link.slot, self.link.send, f"native{index}", seed, cfg.actors.deterministic
         )
         self.index = index
+        self._seed, self._mixes = seed, 0
         self._stop = threading.Event()
         self._error: str | None = None
         self._thread = threading.Thread(target=self._loop, name="tankrl-native", daemon=True)
@@ -64,8 +65,16 @@ class NativeBotActor:
 
     def _loop(self) -> None:
         try:
+            since_mix = 0
             while not self._stop.is_set():
                 self.runner.run(16)
+                since_mix += 16
+                if (
+                    self.cfg.actors.curriculum == "adaptive"
+                    and since_mix >= self.cfg.actors.curriculum_every_turns
+                ):
+                    since_mix = 0
+                    self._remix()
                 # backpressure: do not outrun a learner that has not taken what we sent; while
                 # the learner is unreachable keep playing (the link drops the oldest rounds)
                 limit = max(1, self.cfg.actors.max_buffered_rounds // 2)
@@ -76,8 +85,26 @@ class NativeBotActor:
             self._error = repr(error)
             raise
 
+    def _remix(self) -> None:
+        """Adaptive curriculum: a new native batch with more arenas against the opponents we
+        still lose to."""
+        from actor.native_env import NativeEnv
+        from actor.native_runner import curriculum_mix
+
+        cfg = self.cfg
+        names = curriculum_mix(cfg.actors.opponents, self.runner.recent, cfg.actors.native_arenas)
+        self._mixes += 1
+        env = NativeEnv(
+            cfg.actors.native_arenas,
+            cfg.contract,
+            tuple(names),
+            cfg.arena,
+            seed=self._seed + 7 * self._mixes,
+        )
+        self.runner.set_env(env)
+
     def stats(self) -> dict[str, Any]:
-        s = dict(self.runner.stats())
+        s: dict[str, Any] = dict(self.runner.stats())
         s.update(self.link.stats())
         s.update(
             kind="native",

@@ -249,7 +249,7 @@ async def _wait_for_bots(
             continue
         free = list(msg.get("bots", []))
         addresses = []
-        wanted = [(name, None) for name in spec.present]
+        wanted: list[tuple[str, str | None]] = [(name, None) for name in spec.present]
         wanted += [(b.bot.name, b.bot.version) for b in booted]
         for name, version in wanted:
             match = next(

@@ -57,7 +57,8 @@ class Engine:
         self.next_bullet_id = np.ones(b, dtype=np.int32)
         self.needs_round = np.ones(b, dtype=np.bool_)
         self.game_over = np.zeros(b, dtype=np.bool_)
-        self.initial_positions: tuple[npt.NDArray[np.float64], ...] | None = None
+        F = npt.NDArray[np.float64]
+        self.initial_positions: tuple[F, F, F] | None = None
         scoring.reset_round(self.scores, np.ones(b, dtype=np.bool_))
 
     # ---- intents -------------------------------------------------------------------------------
@@ -111,7 +112,7 @@ class Engine:
             self.width,
             self.height,
             self.initial_positions,
-        )  # type: ignore[arg-type]
+        )
         del m2
         self.needs_round[mask] = False
 
@@ -199,10 +200,10 @@ class Engine:
         assist next turn)."""
         bots, scans = self.bots, self.events.scans
         if self.n_bots == 2:
-            any_scan = np.stack([scans[:, 0, 1], scans[:, 1, 0]], axis=1)
+            any_scan: npt.NDArray[np.bool_] = np.stack([scans[:, 0, 1], scans[:, 1, 0]], axis=1)
             tx, ty = bots.x[:, ::-1], bots.y[:, ::-1]
         else:
-            any_scan = scans.any(axis=2)
+            any_scan = np.asarray(scans.any(axis=2))
             dx = bots.x[:, None, :] - bots.x[:, :, None]
             dy = bots.y[:, None, :] - bots.y[:, :, None]
             nearest = np.argmin(np.where(scans, np.hypot(dx, dy), np.inf), axis=2)

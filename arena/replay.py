@@ -154,10 +154,11 @@ def engine_for(replay: Replay) -> Engine:
     h = replay.header
     engine = Engine(replay.setup, 1, int(h["n_bots"]), seeds=[int(h["seed"])])
     if h.get("initial_positions") is not None:
-        engine.initial_positions = tuple(
+        x, y, direction = (
             np.asarray([[math.nan if v is None else v for v in a]], dtype=np.float64)
             for a in h["initial_positions"]
-        )  # type: ignore[assignment]
+        )
+        engine.initial_positions = (x, y, direction)
     return engine
 
 

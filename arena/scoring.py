@@ -41,7 +41,7 @@ def deaths(bots: Bots, scores: Scores, running: Bool, events: TurnEvents) -> Non
     died = alive_before & (bots.energy < 0.0)
     events.died[:] = died
     alive_after = alive_before & ~died
-    some_died = died.any(axis=1)
+    some_died: Bool = np.asarray(died.any(axis=1))
     scores.survival += np.where(some_died[:, None] & alive_after, 1.0, 0.0)
     n_after = alive_after.sum(axis=1)
     n_before = alive_before.sum(axis=1)

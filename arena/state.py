@@ -201,23 +201,24 @@ def bullet_capacity(setup: GameSetup, n_bots: int) -> int:
 
 
 def alloc_bots(b: int, n: int) -> Bots:
-    return _alloc(Bots, {f.name: (b, n) for f in fields(Bots)}, _dtypes(Bots))  # type: ignore[return-value]
+    shapes: dict[str, tuple[int, ...]] = {f.name: (b, n) for f in fields(Bots)}
+    return _alloc(Bots, shapes, _dtypes(Bots))  # type: ignore[return-value]
 
 
 def alloc_intents(b: int, n: int) -> StoredIntents:
-    shapes = {f.name: (b, n) for f in fields(StoredIntents)}
+    shapes: dict[str, tuple[int, ...]] = {f.name: (b, n) for f in fields(StoredIntents)}
     intents: StoredIntents = _alloc(StoredIntents, shapes, _dtypes(StoredIntents))  # type: ignore[assignment]
     intents.fire_assist[:] = True
     return intents
 
 
 def alloc_bullets(b: int, k: int) -> Bullets:
-    shapes = {f.name: (k, b) for f in fields(Bullets)}
+    shapes: dict[str, tuple[int, ...]] = {f.name: (k, b) for f in fields(Bullets)}
     return _alloc(Bullets, shapes, _dtypes(Bullets))  # type: ignore[return-value]
 
 
 def alloc_scores(b: int, n: int) -> Scores:
-    shapes = {f.name: (b, n) for f in fields(Scores)}
+    shapes: dict[str, tuple[int, ...]] = {f.name: (b, n) for f in fields(Scores)}
     shapes["bullet_damage_to"] = shapes["ram_hits_to"] = (b, n, n)
     return _alloc(Scores, shapes, _dtypes(Scores))  # type: ignore[return-value]
 

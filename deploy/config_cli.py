@@ -83,7 +83,7 @@ def load_named(name: str) -> dict[str, Any]:
         raise ConfigError(
             f"no config {name!r}: use one of {', '.join(named_configs())} or a path to a JSON file"
         )
-    data = json.loads(path.read_text())
+    data: dict[str, Any] = json.loads(path.read_text())
     data.pop("description", None)
     return data
 

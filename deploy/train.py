@@ -62,7 +62,7 @@ def _start_actors(cfg: RunConfig, name: str) -> list[Any]:
 
     spread = {"scheduling_strategy": "SPREAD", "max_restarts": 3, "max_task_retries": 0}
     config = cfg.to_dict()
-    actors = []
+    actors: list[Any] = []
     native = ray.remote(NativeBotActor).options(num_cpus=0.5, **spread)
     for i in range(cfg.actors.native_actors):
         actors.append(native.remote(config, name, i, NAMESPACE))

@@ -129,8 +129,16 @@ class ActorConfig:
         16, "rounds a bot keeps while the learner is unreachable (oldest dropped)"
     )
     deterministic: bool = option(False, "play the action means instead of sampling")
+    curriculum: str = option(
+        "uniform", "native opponent mix: uniform, or adaptive (more arenas where we lose)"
+    )
+    curriculum_every_turns: int = option(
+        20_000, "adaptive curriculum: turns per native arena between re-mixes"
+    )
 
     def validate(self) -> None:
+        if self.curriculum not in ("uniform", "adaptive"):
+            raise ConfigError(f"actors.curriculum={self.curriculum!r}: use uniform or adaptive")
         if self.native_actors < 0 or self.hosted_bots < 0:
             raise ConfigError("actors.native_actors and actors.hosted_bots must be >= 0")
         if self.native_actors + self.hosted_bots == 0:
