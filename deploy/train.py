@@ -96,6 +96,7 @@ def train(
     # multi-machine cluster weights_dir must be shared storage; see deploy/README.md)
     run_dir = (Path(cfg.weights_dir) / cfg.run).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
+    _warm_start(cfg, run_dir, print_fn)
     stop = threading.Event()
     stopped_by = ["time limit"]
 
@@ -139,6 +140,23 @@ def train(
             ray.shutdown()
         for s, handler in old.items():
             signal.signal(s, handler)
+
+
+def _warm_start(cfg: RunConfig, run_dir: Path, print_fn: Any) -> None:
+    """Behaviour-clone the demonstrator into a fresh run dir when train.pretrain_turns > 0."""
+    if cfg.train.pretrain_turns <= 0:
+        return
+    if (run_dir / "latest").exists() or any(run_dir.glob("checkpoint_*")):
+        print_fn("warm start skipped: the run already has a policy (resuming it)")
+        return
+    from deploy.pretrain import pretrain
+
+    print_fn(f"warm start: behaviour cloning for {cfg.train.pretrain_turns:,} arena-turns")
+    result = pretrain(cfg, run_dir, print_fn)
+    print_fn(
+        f"warm start done in {result.seconds:.0f} s ({result.samples:,} samples, "
+        f"action mse {result.action_mse:.4f})"
+    )
 
 
 def _finish(

@@ -158,12 +158,23 @@ class TrainConfig:
     target_window: int = option(100, "recent rounds per opponent the target is measured over")
     progress_s: float = option(5.0, "seconds between progress reports")
     hosted_rounds_per_game: int = option(10, "rounds per hosted battle (a new opponent each game)")
+    pretrain_turns: int = option(
+        0,
+        "warm start a fresh run by behaviour cloning the scripted demonstrator (actor/expert.py, "
+        "goto/aim contracts) for this many native arena-turns before PPO (0 = off)",
+    )
+    pretrain_iterations: int = option(6, "DAgger iterations of the warm start")
+    pretrain_arenas: int = option(256, "native arenas the warm start plays at once")
 
     def validate(self) -> None:
         if self.minutes <= 0:
             raise ConfigError(f"train.minutes={self.minutes}: use a positive number of minutes")
         if not 0.0 <= self.target_win_rate <= 1.0:
             raise ConfigError("train.target_win_rate must be within [0, 1]")
+        if self.pretrain_turns < 0 or self.pretrain_iterations < 1 or self.pretrain_arenas < 1:
+            raise ConfigError(
+                "train.pretrain_turns must be >= 0, pretrain_iterations and pretrain_arenas >= 1"
+            )
         if self.progress_s <= 0 or self.target_window < 1 or self.hosted_rounds_per_game < 1:
             raise ConfigError(
                 "train.progress_s, train.target_window and hosted_rounds_per_game must be positive"

@@ -1,0 +1,125 @@
+"""A hand-written demonstrator for goto/aim contracts (v2): raw actions from observations alone.
+
+Pure numpy, batch-first. It reads only the contract's own features (by name), so what it does is
+a function of what the policy sees, which is what behaviour cloning (learner/pretrain.py) needs:
+
+- aim: LEAD x the linear extrapolation of the enemy over the bullet's flight time (3 iterations);
+- fire: when the gun is within FIRE_WITHIN_DEG of the aim point; power 3 / 2 / 1.2 by distance;
+- move: orbit the enemy at ORBIT_STEP px per decision, keeping the side the bot is already moving
+  towards (so the choice is visible in the observation), stepping out below NEAR and in beyond
+  FAR, and taking the other side when the chosen point would lie in a wall.
+
+Raw actions are the pre-squash values the contract's decoder expects (logit of a sigmoid dim,
+atanh-range values for tanh dims), clipped to |x| <= RAW_LIMIT.
+"""
+
+import numpy as np
+import numpy.typing as npt
+
+from shared.contracts import Contract, ContractError
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+
+EXPERT_DIMS = ("goto_x", "goto_y", "aim_x", "aim_y", "fire_decision", "fire_power")
+FIRE_WITHIN_DEG = 3.0
+ORBIT_STEP = 150.0
+RADIAL_STEP = 80.0
+WALL_MARGIN = 40.0
+RAW_LIMIT = 6.0
+LEAD = 0.75
+"""Fraction of the linear extrapolation used for the aim point (1 = full linear targeting)."""
+NEAR, FAR = 150.0, 250.0
+"""The orbit steps away from the enemy when closer than NEAR and towards it beyond FAR."""
+_FEATURES = (
+    "own_x",
+    "own_y",
+    "own_speed",
+    "own_heading_sin",
+    "own_heading_cos",
+    "enemy_x",
+    "enemy_y",
+    "enemy_speed",
+    "enemy_heading_sin",
+    "enemy_heading_cos",
+    "gun_remaining",
+)
+
+
+def _logit(p: F64) -> F64:
+    p = np.clip(p, 1e-3, 1.0 - 1e-3)
+    return np.asarray(np.log(p / (1.0 - p)))
+
+
+class GotoAimExpert:
+    """`actions(obs)` -> raw actions [B, A] for a goto/aim contract on a width x height arena."""
+
+    def __init__(self, contract: Contract, width: float, height: float):
+        dims = tuple(d.name for d in contract.actions)
+        if dims != EXPERT_DIMS:
+            raise ContractError(
+                f"the expert plays goto/aim contracts ({', '.join(EXPERT_DIMS)}); "
+                f"contract {contract.name} ({contract.sha256[:12]}) has {', '.join(dims)}"
+            )
+        names = [f.name for f in contract.features]
+        self.index = {name: names.index(name) for name in _FEATURES}
+        self.width, self.height = float(width), float(height)
+
+    def _feature(self, obs: F32, name: str) -> F64:
+        return np.asarray(obs[:, self.index[name]], dtype=np.float64)
+
+    def actions(self, obs: F32) -> F32:
+        f = self._feature
+        w, h = self.width, self.height
+        ox, oy = f(obs, "own_x") * w, f(obs, "own_y") * h
+        ex, ey = f(obs, "enemy_x") * w, f(obs, "enemy_y") * h
+        e_speed = f(obs, "enemy_speed") * 8.0
+        e_dir = np.arctan2(f(obs, "enemy_heading_sin"), f(obs, "enemy_heading_cos"))
+        distance = np.hypot(ex - ox, ey - oy)
+        power = np.where(distance < 200.0, 3.0, np.where(distance < 400.0, 2.0, 1.2))
+        px, py = ex, ey
+        for _ in range(3):
+            flight = np.hypot(px - ox, py - oy) / (20.0 - 3.0 * power)
+            px = np.clip(ex + LEAD * e_speed * flight * np.cos(e_dir), 18.0, w - 18.0)
+            py = np.clip(ey + LEAD * e_speed * flight * np.sin(e_dir), 18.0, h - 18.0)
+        gx, gy = self._orbit(obs, ox, oy, ex, ey, distance)
+        fire = np.where(f(obs, "gun_remaining") * 180.0 < FIRE_WITHIN_DEG, 2.0, -2.0)
+        raw = np.stack(
+            [
+                _logit(gx / w),
+                _logit(gy / h),
+                _logit(px / w),
+                _logit(py / h),
+                fire,
+                _logit((power - 0.1) / 2.9),
+            ],
+            axis=1,
+        )
+        out: F32 = np.clip(raw, -RAW_LIMIT, RAW_LIMIT).astype(np.float32)
+        return out
+
+    def _orbit(
+        self, obs: F32, ox: F64, oy: F64, ex: F64, ey: F64, distance: F64
+    ) -> tuple[F64, F64]:
+        f = self._feature
+        to_enemy = np.arctan2(ey - oy, ex - ox)
+        speed = f(obs, "own_speed")
+        sign = np.where(speed < 0.0, -1.0, 1.0)
+        vx = sign * f(obs, "own_heading_cos")
+        vy = sign * f(obs, "own_heading_sin")
+        # +1: counter-clockwise side (to_enemy + 90 deg); the side we already move towards
+        side = np.where(-np.sin(to_enemy) * vx + np.cos(to_enemy) * vy >= 0.0, 1.0, -1.0)
+        radial = np.where(distance < NEAR, -1.0, np.where(distance > FAR, 1.0, 0.0))
+
+        def point(s: F64) -> tuple[F64, F64]:
+            a = to_enemy + s * np.pi / 2.0
+            x = ox + ORBIT_STEP * np.cos(a) + RADIAL_STEP * radial * np.cos(to_enemy)
+            y = oy + ORBIT_STEP * np.sin(a) + RADIAL_STEP * radial * np.sin(to_enemy)
+            return x, y
+
+        x, y = point(side)
+        m = WALL_MARGIN
+        blocked = (x < m) | (x > self.width - m) | (y < m) | (y > self.height - m)
+        ax, ay = point(-side)
+        x, y = np.where(blocked, ax, x), np.where(blocked, ay, y)
+        return np.clip(x, m, self.width - m), np.clip(y, m, self.height - m)

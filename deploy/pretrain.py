@@ -1,0 +1,153 @@
+"""Warm start by behaviour cloning (DAgger): before PPO, the policy learns to copy the scripted
+demonstrator `actor.expert.GotoAimExpert` in the native env, and the critic fits the returns seen.
+
+Iteration 0 plays the demonstrator; later iterations play the current policy's means with a
+decreasing share of demonstrator turns (beta), and every observation is labelled with what the
+demonstrator would do there (DAgger), so the policy learns to recover from its own mistakes.
+The result is written as the run's `latest/` (policy_version 0), from which `tankrl train`
+resumes; the per-opponent win rates of the policy's own iterations are reported as it goes.
+"""
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from actor.expert import GotoAimExpert
+from actor.native_env import NativeEnv
+from learner import bc, checkpoints
+from learner.model import ActorCritic
+from shared.config import RunConfig
+from shared.contracts import get_contract
+from shared.policy_files import encode_policy
+
+F32 = npt.NDArray[np.float32]
+MAX_SAMPLES = 2_000_000
+"""The aggregated DAgger data set keeps at most this many (newest) samples."""
+TAIL_TURNS = 300
+"""Rollout turns at the end whose returns are cut short; not used for the critic."""
+
+
+@dataclass
+class PretrainResult:
+    path: Path
+    seconds: float
+    samples: int
+    win_rate: dict[str, float]
+    """Per opponent, rounds won by the policy's own play in the last iteration."""
+    action_mse: float
+
+
+def _rollout(
+    env: NativeEnv,
+    obs: F32,
+    turns: int,
+    expert: GotoAimExpert,
+    model: ActorCritic | None,
+    beta: float,
+    rng: np.random.Generator,
+    wins: dict[str, list[bool]],
+) -> tuple[F32, F32, F32, npt.NDArray[np.bool_], F32]:
+    """Play `turns` turns: demonstrator actions where rng < beta, else the policy's means."""
+    n = env.num_envs
+    all_obs = np.empty((turns, n, obs.shape[1]), np.float32)
+    labels = np.empty((turns, n, env.contract.action_size), np.float32)
+    rewards = np.empty((turns, n), np.float32)
+    ends = np.empty((turns, n), np.bool_)
+    names = np.tile(env.opponent_names, len(env.seats))
+    for t in range(turns):
+        label = expert.actions(obs)
+        act = label
+        if model is not None:
+            with torch.no_grad():
+                mean = model(torch.as_tensor(obs))[0].numpy()
+            act = np.where((rng.random(n) < beta)[:, None], label, mean).astype(np.float32)
+        all_obs[t], labels[t] = obs, label
+        r = env.step(act)
+        rewards[t] = r.rewards
+        done = r.terminated | r.truncated
+        ends[t] = done | r.started
+        if done.any():
+            won = np.tile(env.outcomes()[0].won, len(env.seats))
+            for i in np.nonzero(done)[0]:
+                wins.setdefault(str(names[i]), []).append(bool(won[i]))
+        obs = r.obs
+    return all_obs, labels, rewards, ends, obs
+
+
+def pretrain(
+    cfg: RunConfig, run_dir: Path, progress: Callable[[str], None] = print
+) -> PretrainResult:
+    """Behaviour-clone the demonstrator for `cfg.train.pretrain_turns` arena-turns into run_dir."""
+    t0 = time.perf_counter()
+    contract = get_contract(cfg.contract)
+    arenas = cfg.train.pretrain_arenas
+    env = NativeEnv(arenas, contract, cfg.actors.opponents, cfg.arena, seed=cfg.seed + 1_000)
+    expert = GotoAimExpert(contract, cfg.arena.arena_width, cfg.arena.arena_height)
+    torch.manual_seed(cfg.seed)
+    model = ActorCritic.initial(contract, cfg.ppo.hidden_size, cfg.seed, cfg.ppo.log_std_init)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    generator = torch.Generator().manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    iterations = cfg.train.pretrain_iterations
+    turns = max(TAIL_TURNS + 1, cfg.train.pretrain_turns // (iterations * env.num_envs))
+    data_obs: list[F32] = []
+    data_act: list[F32] = []
+    data_ret: list[F32] = []
+    obs = env.reset()
+    wins: dict[str, list[bool]] = {}
+    stats: dict[str, float] = {}
+    for it in range(iterations):
+        beta = 1.0 if it == 0 else max(0.0, 0.5 * (1.0 - it / max(1, iterations - 1)))
+        wins = {}
+        o, a, r, e, obs = _rollout(
+            env, obs, turns, expert, None if it == 0 else model, beta, rng, wins
+        )
+        ret = bc.discounted_returns(r, e, cfg.ppo.gamma)
+        keep = slice(0, turns - TAIL_TURNS)
+        data_obs.append(o[keep].reshape(-1, o.shape[2]))
+        data_act.append(a[keep].reshape(-1, a.shape[2]))
+        data_ret.append(ret[keep].reshape(-1))
+        while sum(len(x) for x in data_obs) > MAX_SAMPLES and len(data_obs) > 1:
+            data_obs.pop(0), data_act.pop(0), data_ret.pop(0)
+        stats = bc.fit(
+            model,
+            optimizer,
+            np.concatenate(data_obs),
+            np.concatenate(data_act),
+            np.concatenate(data_ret),
+            epochs=2,
+            minibatch=cfg.ppo.minibatch_size,
+            generator=generator,
+        )
+        played = "demonstrator" if it == 0 else f"policy (beta {beta:.2f})"
+        rates = ", ".join(f"{k} {100 * np.mean(v):.0f}%" for k, v in sorted(wins.items()))
+        progress(
+            f"pretrain {it + 1}/{iterations} [{time.perf_counter() - t0:5.0f} s] {played}: "
+            f"{rates or 'no finished rounds'}; action mse {stats['action_mse']:.5f}, "
+            f"value mse {stats['value_mse']:.1f}"
+        )
+    with torch.no_grad():
+        model.log_std.fill_(cfg.ppo.log_std_init)
+    tensors = model.to_tensors()
+    files = encode_policy(contract, 0, tensors, cfg.to_dict())
+    samples = sum(len(x) for x in data_obs)
+    state = {
+        "policy_version": 0,
+        "rounds_trained": 0,
+        "turns_trained": 0,
+        "trainer": {},
+        "pretrain": {"samples": samples, "iterations": iterations, **stats},
+    }
+    path = checkpoints.write_latest(run_dir, files, None, state)
+    return PretrainResult(
+        path,
+        time.perf_counter() - t0,
+        samples,
+        {k: float(np.mean(v)) for k, v in sorted(wins.items())},
+        stats["action_mse"],
+    )

@@ -1,0 +1,88 @@
+"""Behaviour cloning math (torch, no Ray): fit the actor's means to a demonstrator's actions and
+the critic to observed discounted returns, as a warm start before PPO.
+
+The action loss is the mean squared error after each dim's squash (sigmoid or tanh, as the
+contract's decoder applies it), so saturated raw values that decode alike cost nothing.
+"""
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from learner.model import ActorCritic
+from shared.contracts import Contract
+
+F32 = npt.NDArray[np.float32]
+
+
+def squash(contract: Contract, raw: torch.Tensor) -> torch.Tensor:
+    """Each column of raw actions [N, A] through its dim's squash (what the decoder scales)."""
+    cols = []
+    for i, dim in enumerate(contract.actions):
+        x = raw[:, i]
+        cols.append(torch.sigmoid(x) if dim.squash == "sigmoid" else torch.tanh(x))
+    return torch.stack(cols, dim=1)
+
+
+def bc_step(
+    model: ActorCritic,
+    optimizer: torch.optim.Optimizer,
+    obs: torch.Tensor,
+    target_actions: torch.Tensor,
+    returns: torch.Tensor | None,
+    value_coef: float = 0.5,
+) -> tuple[float, float]:
+    """One gradient step on a minibatch; returns (action loss, value loss; NaN without returns)."""
+    mean, value = model(obs)
+    target = squash(model.contract, target_actions)
+    action_loss = torch.mean((squash(model.contract, mean) - target) ** 2)
+    loss = action_loss
+    value_loss = torch.tensor(float("nan"))
+    if returns is not None:
+        value_loss = torch.mean((value - returns) ** 2)
+        loss = loss + value_coef * value_loss
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()  # type: ignore[no-untyped-call]
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    return float(action_loss.detach()), float(value_loss.detach())
+
+
+def fit(
+    model: ActorCritic,
+    optimizer: torch.optim.Optimizer,
+    obs: F32,
+    target_actions: F32,
+    returns: F32 | None,
+    epochs: int,
+    minibatch: int,
+    generator: torch.Generator,
+) -> dict[str, float]:
+    """`epochs` shuffled passes over the data; mean losses of the last pass."""
+    o = torch.as_tensor(obs)
+    a = torch.as_tensor(target_actions)
+    r = None if returns is None else torch.as_tensor(returns)
+    n = len(o)
+    losses: list[tuple[float, float]] = []
+    for _ in range(epochs):
+        losses = []
+        order = torch.randperm(n, generator=generator)
+        for start in range(0, n, minibatch):
+            idx = order[start : start + minibatch]
+            losses.append(bc_step(model, optimizer, o[idx], a[idx], None if r is None else r[idx]))
+    act, val = np.asarray(losses, dtype=np.float64).mean(axis=0)
+    return {"action_mse": float(act), "value_mse": float(val)}
+
+
+def discounted_returns(rewards: F32, ends: npt.NDArray[np.bool_], gamma: float) -> F32:
+    """Monte-Carlo returns [T, B] of rewards [T, B]; `ends[t]` marks a round's last turn.
+
+    Turns after the last end of a column see a return cut at the rollout's end (biased low); the
+    caller drops that tail.
+    """
+    out = np.zeros_like(rewards, dtype=np.float32)
+    acc = np.zeros(rewards.shape[1], dtype=np.float32)
+    for t in range(len(rewards) - 1, -1, -1):
+        acc = rewards[t] + gamma * np.where(ends[t], 0.0, acc)
+        out[t] = acc
+    return out

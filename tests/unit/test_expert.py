@@ -1,0 +1,70 @@
+"""The scripted demonstrator the warm start copies: it plays goto/aim contracts well from the
+observation alone and refuses other contracts naming them; the return and cloning math."""
+
+import numpy as np
+import pytest
+import torch
+
+from actor.expert import GotoAimExpert
+from actor.native_env import NativeEnv
+from learner import bc
+from learner.model import ActorCritic
+from shared.config import ArenaConfig
+from shared.contracts import ContractError, get_contract
+
+
+def _play(opponent: str, arenas: int, turns: int) -> float:
+    env = NativeEnv(arenas, "v2", (opponent,), ArenaConfig(max_turns_per_round=2000), seed=3)
+    expert = GotoAimExpert(env.contract, 800, 600)
+    obs, won = env.reset(), []
+    for _ in range(turns):
+        r = env.step(expert.actions(obs))
+        obs = r.obs
+        done = r.terminated | r.truncated
+        won += list(env.outcomes()[0].won[done])
+    assert len(won) >= arenas
+    return float(np.mean(won))
+
+
+@pytest.mark.parametrize("opponent", ["SpinBot", "RamFire"])
+def test_demonstrator_beats_the_hard_opponents(opponent: str) -> None:
+    assert _play(opponent, 16, 1500) >= 0.8
+
+
+def test_demonstrator_refuses_a_motor_contract_naming_it() -> None:
+    v1 = get_contract("v1")
+    with pytest.raises(ContractError, match=f"v1 \\({v1.sha256[:12]}\\)"):
+        GotoAimExpert(v1, 800, 600)
+
+
+def test_actions_are_finite_and_bounded_for_any_observation() -> None:
+    contract = get_contract("v2")
+    obs = np.random.default_rng(0).uniform(-1, 1, (256, contract.obs_size)).astype(np.float32)
+    act = GotoAimExpert(contract, 800, 600).actions(obs)
+    assert act.shape == (256, contract.action_size)
+    assert np.isfinite(act).all() and np.abs(act).max() <= 6.0
+
+
+def test_discounted_returns_restart_after_a_round_end() -> None:
+    rewards = np.array([[1.0], [1.0], [5.0], [2.0]], np.float32)
+    ends = np.array([[False], [True], [False], [False]])
+    got = bc.discounted_returns(rewards, ends, 0.5)[:, 0]
+    np.testing.assert_allclose(got, [1.5, 1.0, 6.0, 2.0])
+
+
+def test_cloning_copies_the_demonstrator() -> None:
+    env = NativeEnv(32, "v2", ("SpinBot", "Walls"), seed=1)
+    expert = GotoAimExpert(env.contract, 800, 600)
+    obs, data_obs, data_act = env.reset(), [], []
+    for _ in range(200):
+        act = expert.actions(obs)
+        data_obs.append(obs)
+        data_act.append(act)
+        obs = env.step(act).obs
+    o, a = np.concatenate(data_obs), np.concatenate(data_act)
+    model = ActorCritic.initial(env.contract, 64)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    gen = torch.Generator().manual_seed(0)
+    first = bc.fit(model, opt, o, a, None, 1, 256, gen)["action_mse"]
+    last = bc.fit(model, opt, o, a, None, 10, 256, gen)["action_mse"]
+    assert last < 0.5 * first
