@@ -44,5 +44,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from deploy.train import train
 
-    result = train(cfg, address=args.address, dashboard=not args.no_dashboard)
+    def say(line: str) -> None:  # flushed: progress must show through pipes and log files
+        print(line, flush=True)
+
+    result = train(cfg, address=args.address, dashboard=not args.no_dashboard, print_fn=say)
     return 0 if result.policy_version >= 0 else 1
