@@ -153,20 +153,35 @@ def train_pass(
     cfg: PPOConfig,
     generator: torch.Generator | None = None,
 ) -> dict[str, float]:
-    """Epochs of shuffled minibatches over `batch`; returns mean losses, KL, clip fraction."""
+    """Epochs of shuffled minibatches over `batch`; returns mean losses, KL, clip fraction.
+
+    With `cfg.target_kl` > 0 the pass ends after the first minibatch whose approx_kl (measured
+    before its step) exceeds 1.5 x target_kl, as Stable-Baselines3 does: a policy with a small
+    action std moves far in KL for small changes of its means, and later epochs would push it
+    further. `stopped_early` says whether that happened.
+    """
     n = len(batch)
     if n == 0:
         raise ValueError("train_pass needs at least one turn")
     sums = torch.zeros(len(_STAT_KEYS))
     steps = 0
+    stopped = False
+    kl_index = _STAT_KEYS.index("approx_kl")
     model.train()
     for _ in range(cfg.update_epochs):
         b_inds = torch.randperm(n, generator=generator)
         for start in range(0, n, cfg.minibatch_size):
             mb_inds = b_inds[start : start + cfg.minibatch_size]
-            sums += update_minibatch(model, optimizer, batch, mb_inds, cfg)
+            values = update_minibatch(model, optimizer, batch, mb_inds, cfg)
+            sums += values
             steps += 1
+            if cfg.target_kl > 0 and float(values[kl_index]) > 1.5 * cfg.target_kl:
+                stopped = True
+                break
+        if stopped:
+            break
     stats = dict(zip(_STAT_KEYS, (sums / steps).tolist(), strict=True))
+    stats["stopped_early"] = float(stopped)
     stats["explained_variance"] = explained_variance(batch.values, batch.returns)
     stats["turns"] = float(n)
     stats["minibatches"] = float(steps)

@@ -41,6 +41,10 @@ class PPOConfig:
     norm_obs: bool = option(False, "normalise observations with running statistics")
     scale_rewards: bool = option(False, "scale rewards by the std of the discounted return")
     norm_advantages: bool = option(True, "normalise advantages per minibatch")
+    target_kl: float = option(
+        0.0,
+        "end a training pass early once a minibatch's approx_kl exceeds 1.5 x this (0 = off)",
+    )
     min_turns_per_update: int = option(1, "collect at least this many turns before a training pass")
     max_turns_per_update: int = option(
         1_000_000, "train on at most this many turns per pass (newest rounds first)"
@@ -53,6 +57,8 @@ class PPOConfig:
             raise ConfigError(f"ppo.gae_lambda={self.gae_lambda}: use a value in [0, 1]")
         if self.minibatch_size < 1 or self.update_epochs < 1:
             raise ConfigError("ppo.minibatch_size and ppo.update_epochs must be at least 1")
+        if self.target_kl < 0:
+            raise ConfigError(f"ppo.target_kl={self.target_kl}: use 0 (off) or a positive value")
         if self.hidden_size < 1:
             raise ConfigError(f"ppo.hidden_size={self.hidden_size}: use a positive width")
         if self.min_turns_per_update > self.max_turns_per_update:

@@ -91,6 +91,23 @@ def test_train_pass_covers_every_turn_each_epoch_and_reports_statistics():
     assert any(not torch.equal(before[k], v) for k, v in model.state_dict().items())
 
 
+def test_target_kl_ends_the_pass_once_the_policy_moved_too_far():
+    """A narrow policy (std e^-2) moves far in KL with each Adam step: with target_kl the pass
+    stops after the first minibatch over 1.5 x target_kl instead of running every epoch."""
+    model, obs, actions, advantages, returns = _minibatch(n=200)
+    with torch.no_grad():
+        model.log_std.fill_(-2.0)
+        logp, _, values = model.evaluate(obs, actions)
+    batch = Batch(obs, actions, logp, values, advantages, returns)
+    cfg = dataclasses.replace(CFG, learning_rate=1e-2, target_kl=1e-4)
+    stats = train_pass(model, make_optimizer(model, cfg), batch, cfg, torch.Generator())
+    assert stats["stopped_early"] == 1.0
+    assert stats["minibatches"] < cfg.update_epochs * 4
+    off = dataclasses.replace(cfg, target_kl=0.0)
+    stats = train_pass(model, make_optimizer(model, off), batch, off, torch.Generator())
+    assert stats["stopped_early"] == 0.0 and stats["minibatches"] == off.update_epochs * 4
+
+
 TARGET = np.array([0.6, -0.4, 0.3, 0.0, -0.5], dtype=np.float32)
 
 
