@@ -40,8 +40,18 @@ def _run(args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
 
 def test_train_one_minute_then_evaluate(tmp_path: Path) -> None:
     train = _run(
-        ["train", "--config", "small", "--minutes", "1", "--run", "e2e", "--no-dashboard",
-         "--weights-dir", str(tmp_path)],
+        [
+            "train",
+            "--config",
+            "small",
+            "--minutes",
+            "1",
+            "--run",
+            "e2e",
+            "--no-dashboard",
+            "--weights-dir",
+            str(tmp_path),
+        ],
         timeout=400,
     )
     assert train.returncode == 0, train.stdout[-3000:]
@@ -57,7 +67,8 @@ def test_train_one_minute_then_evaluate(tmp_path: Path) -> None:
         ["evaluate", str(run_dir), "--rounds", "5", "--opponents", "SpinBot,Target"], timeout=400
     )
     assert evaluate.returncode == 0, evaluate.stdout[-3000:]
-    rows = {line.split("|")[0].strip(): line for line in evaluate.stdout.splitlines() if "|" in line}
+    lines = [line for line in evaluate.stdout.splitlines() if "|" in line]
+    rows = {line.split("|")[0].strip(): line for line in lines}
     assert {"SpinBot", "Target", "all"} <= rows.keys(), evaluate.stdout
     assert rows["SpinBot"].split("|")[1].strip() == "5"
     assert rows["all"].split("|")[1].strip() == "10"
