@@ -89,6 +89,9 @@ def pretrain(
     env = NativeEnv(arenas, contract, cfg.actors.opponents, cfg.arena, seed=cfg.seed + 1_000)
     expert = GotoAimExpert(contract, cfg.arena.arena_width, cfg.arena.arena_height)
     torch.manual_seed(cfg.seed)
+    # as the learner does: intra-op threads on these small tensors only spin against the env
+    # and other processes for the cores (20x slower on a loaded 2-core machine)
+    torch.set_num_threads(cfg.learner.torch_threads)
     model = ActorCritic.initial(contract, cfg.ppo.hidden_size, cfg.seed, cfg.ppo.log_std_init)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     generator = torch.Generator().manual_seed(cfg.seed)
