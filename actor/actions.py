@@ -9,7 +9,8 @@ fire_decision >= 0, gun_heat == 0 exactly and energy > power; otherwise firepowe
 Safe action: a bot whose output row holds NaN or an infinity is counted (per bot and in total)
 and that turn gets target speed = the planner's braking step toward 0 (new_target_speed(speed,
 0)), body and gun turn rate 0 and firepower 0. For v2 that equals goto = own position and aim =
-the current gun direction, which become its targets. Non-finite values never reach the math.
+the current gun direction, which become its targets. Non-finite values never reach the math:
+the BotView's are rejected by actor.brain once per turn, so the math here runs unchecked.
 """
 
 import math
@@ -21,7 +22,7 @@ import numpy.typing as npt
 from actor.controllers import goto_and_aim
 from shared.botview import BotView
 from shared.contracts import Contract, ContractError
-from shared.movement import max_turn_rate, new_target_speed
+from shared.movement import max_turn_rate_unchecked, new_target_speed
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -53,13 +54,13 @@ class Motor:
 class Targets:
     """The current goto and aim points [B] (v2); `active` is False before the first decision.
 
-    `points_x`/`points_y` [2, B] hold the goto point in row 0 and the aim point in row 1;
-    `goto_x`, `goto_y`, `aim_x`, `aim_y` are views of those rows.
+    `points` [2, 2, B] holds x then y of the goto point (column 0) and the aim point (column 1);
+    `points_x`/`points_y` [2, B] and `goto_x`, `goto_y`, `aim_x`, `aim_y` are views of it.
     """
 
-    def __init__(self, n_bots: int, points_x: F64 | None = None, points_y: F64 | None = None):
-        self.points_x = np.zeros((2, n_bots)) if points_x is None else points_x
-        self.points_y = np.zeros((2, n_bots)) if points_y is None else points_y
+    def __init__(self, n_bots: int, points: F64 | None = None):
+        self.points = np.zeros((2, 2, n_bots)) if points is None else points
+        self.points_x, self.points_y = self.points
         self.goto_x, self.aim_x = self.points_x
         self.goto_y, self.aim_y = self.points_y
         self.active = np.zeros(n_bots, dtype=np.bool_)
@@ -83,6 +84,10 @@ class ActionDecoder:
         self.contract, self.kind, self.n_bots = contract, kind, n_bots
         # the value rows follow the decoder's own dim order, so the v2 targets are plain views
         self._dim = {name: i for i, name in enumerate(DECODERS[kind])}
+        self._fire_power_row, self._fire_decision_row = (
+            self._dim["fire_power"],
+            self._dim["fire_decision"],
+        )
         self._columns = [names.index(name) for name in DECODERS[kind]]
         if self._columns == list(range(len(names))):
             self._columns = []
@@ -104,9 +109,11 @@ class ActionDecoder:
                 self._scale[i] = a.scale
         self._values = np.empty((n, n_bots))
         self._headings = np.empty((2, n_bots))
-        if kind == "goto_aim":  # rows goto_x, goto_y, aim_x, aim_y
-            self.targets = Targets(n_bots, self._values[0:4:2], self._values[1:4:2])
-            self.targets.points_x[:] = self.targets.points_y[:] = 0.0
+        if kind == "goto_aim":
+            # rows goto_x, goto_y, aim_x, aim_y seen as [x/y, point, B]: the targets are views
+            points = self._values[0:4].reshape(2, 2, n_bots).transpose(1, 0, 2)
+            self.targets = Targets(n_bots, points)
+            self.targets.points[:] = 0.0
         else:
             self.targets = Targets(n_bots)
         self.nonfinite_per_bot = np.zeros(n_bots, dtype=np.int64)
@@ -124,8 +131,8 @@ class ActionDecoder:
                 actions = np.where(rows[:, None], np.float32(0.0), actions)
                 bad = rows
         v = self._squash(actions, view)
-        power = v[self._dim["fire_power"]]
-        fire = v[self._dim["fire_decision"]] >= 0.0
+        power = v[self._fire_power_row]
+        fire = v[self._fire_decision_row] >= 0.0
         np.logical_and(fire, view.gun_heat == 0.0, out=fire)
         np.logical_and(fire, view.energy > power, out=fire)
         if bad is not None:
@@ -151,7 +158,7 @@ class ActionDecoder:
         if rows["arena_height"]:
             self._scale[rows["arena_height"]] = view.arena_height
         if rows["max_turn_rate(speed)"]:
-            self._scale[rows["max_turn_rate(speed)"]] = max_turn_rate(view.speed)
+            self._scale[rows["max_turn_rate(speed)"]] = max_turn_rate_unchecked(view.speed)
         v = self._values
         raw = actions.T if not self._columns else np.take(actions, self._columns, axis=1).T
         np.multiply(raw, self._pre, out=v)

@@ -3,6 +3,8 @@
 Takes one BotView per tick (from the native engine or the Bot API shell) and a NumpyPolicy;
 returns a Decision (observation, raw actions, log-probs, values, intent) for the trajectory
 recorder and the host. The intent answers tick N and is applied in turn N + 1 (the host's job).
+A view whose geometry (CHECKED_VIEW_FIELDS, or the enemy estimate made from its scan) is not
+finite raises ValueError here, once per turn; the math inside the brain then runs unchecked.
 """
 
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ from actor.reward import turn_reward
 from actor.tracker import EnemyTracker
 from shared.botview import BotView
 from shared.contracts import Contract
+from shared.finite import require_finite
 from shared.intent import Intent
 from shared.policy import NumpyPolicy
 
@@ -23,6 +26,16 @@ F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 Bool = npt.NDArray[np.bool_]
+
+CHECKED_VIEW_FIELDS = (
+    "x", "y", "direction", "gun_direction", "radar_direction", "speed", "arena_width",
+    "arena_height",
+)  # fmt: skip
+"""The BotView fields the tracker, encoder and decoder feed to the angle and movement math."""
+
+_FLAG_DEFAULTS = (True, True, True, False, False)
+"""The intent's adjust_gun_for_body_turn, adjust_radar_for_gun_turn, adjust_radar_for_body_turn,
+rescan and fire_assist."""
 
 
 @dataclass
@@ -57,8 +70,8 @@ class Brain:
         self._enemy_energy = np.zeros(n_bots)
         self._has_previous = np.zeros(n_bots, dtype=np.bool_)
         self._policy_checked: NumpyPolicy | None = None
-        self._true = np.ones(n_bots, dtype=np.bool_)
-        self._false = np.zeros(n_bots, dtype=np.bool_)
+        self._flags = np.repeat(np.array(_FLAG_DEFAULTS)[:, None], n_bots, axis=1)
+        self._checked = tuple((name, f"view.{name}") for name in CHECKED_VIEW_FIELDS)
 
     @property
     def nonfinite_actions(self) -> int:
@@ -82,11 +95,16 @@ class Brain:
 
         The returned float32 array is a fresh copy the caller owns (Fortran-ordered, which the
         policy's matmul takes as is; np.ascontiguousarray gives row-major if needed).
+        Raises ValueError naming the field if the view's geometry is not finite.
         """
         if view.x.shape[0] != self.n_bots:
             raise ValueError(f"view has {view.x.shape[0]} bots, this brain {self.n_bots}")
+        for name, label in self._checked:
+            require_finite(label, getattr(view, name))
         tracker = self.tracker
         tracker.update(view, aim_radar=False)
+        require_finite("enemy estimate x (from the scan)", tracker.x)
+        require_finite("enemy estimate y (from the scan)", tracker.y)
         reward = turn_reward(view.energy, self._my_energy, tracker.energy, self._enemy_energy)
         self.last_reward = np.multiply(reward, self._has_previous, out=reward)
         self._my_energy[:] = view.energy
@@ -113,21 +131,22 @@ class Brain:
         return Decision(obs, actions, logprobs, values, self.act(view, actions))
 
     def act(self, view: BotView, actions: F32) -> Intent:
-        """The intent for raw actions [B, act] answering `view` (the tick they were chosen on);
-        for hosts whose actions come from elsewhere, e.g. a Gymnasium agent."""
+        """The intent for raw actions [B, act] answering `view` (the tick they were chosen on,
+        already passed to `observe`); for hosts whose actions come from elsewhere, e.g. a
+        Gymnasium agent."""
         motor = self.decoder.decode(actions, view)
-        true, false = self._true, self._false
+        flags = self._flags.copy()  # one copy for the five flag rows the intent owns
         return Intent(
             target_speed=motor.target_speed,
             turn_rate=motor.turn_rate,
             gun_turn_rate=motor.gun_turn_rate,
             radar_turn_rate=self.tracker.radar_turn_rate().copy(),
             firepower=motor.firepower,
-            adjust_gun_for_body_turn=true.copy(),
-            adjust_radar_for_gun_turn=true.copy(),
-            adjust_radar_for_body_turn=true.copy(),
-            rescan=false.copy(),
-            fire_assist=false.copy(),
+            adjust_gun_for_body_turn=flags[0],
+            adjust_radar_for_gun_turn=flags[1],
+            adjust_radar_for_body_turn=flags[2],
+            rescan=flags[3],
+            fire_assist=flags[4],
         )
 
     def step(

@@ -2,15 +2,18 @@
 
 Called by actor.actions with the decoded goto/aim points and the bot's own state, arrays [B];
 returns body turn rate, target speed and gun turn rate for the intent. Tank Royale angles:
-degrees, positive turns left (counter-clockwise).
+degrees, positive turns left (counter-clockwise). `goto` and `aim_to` check their input;
+`steer`, `gun_turn` and `goto_and_aim` run once per turn inside actor.brain, which has checked the
+BotView (and made the points from finite arithmetic), so they call the unchecked math kernels.
 """
 
 import numpy as np
 import numpy.typing as npt
 
-from shared.angles import bearing_to, normalize_relative_angle
+from shared.angles import bearing_to, offset_bearing_unchecked, relative_unchecked
+from shared.finite import require_finite
 from shared.game_constants import MAX_GUN_TURN_RATE
-from shared.movement import max_turn_rate, new_target_speed
+from shared.movement import forward_target_speed_unchecked, max_turn_rate_unchecked
 
 F64 = npt.NDArray[np.float64]
 
@@ -26,6 +29,7 @@ def goto(
 ) -> tuple[F64, F64]:
     """Body turn rate and target speed [B] that drive each bot toward (target_x, target_y)."""
     bearing = bearing_to(x, y, direction, target_x, target_y)
+    require_finite("speed", speed)
     return steer(bearing, np.hypot(target_x - x, target_y - y), speed)
 
 
@@ -36,19 +40,23 @@ def steer(bearing: F64, distance: F64, speed: F64) -> tuple[F64, F64]:
     of the bot's rear when reversing), clamped to max_turn_rate(speed). The speed planner gets
     the speed relative to the chosen drive direction, so while |speed| > 2 a reversal first
     brakes by 2 per turn and never asks for the opposite sign (no server zero-crossing brake).
+    Inputs must be finite (no check here).
     """
     reverse = np.abs(bearing) > REVERSE_BEARING_DEG
     effective = bearing
-    if reverse.any():
-        effective = np.where(reverse, normalize_relative_angle(bearing + 180.0), bearing)
-    limit = max_turn_rate(speed)
+    if np.count_nonzero(reverse):
+        effective = np.where(reverse, relative_unchecked(bearing + 180.0), bearing)
+    limit = max_turn_rate_unchecked(speed)
     turn_rate = np.minimum(effective, limit)
     np.maximum(turn_rate, np.negative(limit, out=limit), out=turn_rate)
     moving = distance >= ARRIVAL_DISTANCE
     np.multiply(turn_rate, moving, out=turn_rate)
     sign = np.subtract(1.0, np.multiply(reverse, 2.0))
-    # braking (distance 0) is odd in the speed, so `sign` cancels out for arrived bots
-    relative = new_target_speed(np.multiply(sign, speed), np.multiply(distance, moving))
+    # braking (distance 0) is odd in the speed, so `sign` cancels out for arrived bots; the
+    # planner sees a forward move (distance >= 0), for which its mirroring is the identity
+    relative = forward_target_speed_unchecked(
+        np.multiply(sign, speed), np.multiply(distance, moving)
+    )
     return turn_rate, np.multiply(relative, sign, out=relative)
 
 
@@ -70,9 +78,9 @@ def goto_and_aim(
     """goto and aim_to with one bearing computation: (turn rate, target speed, gun turn rate).
 
     `headings` [2, B] holds the body then the gun direction; `points_x`/`points_y` [2, B] the
-    goto point then the aim point.
+    goto point then the aim point. Inputs must be finite (no check here).
     """
-    bearings = bearing_to(x, y, headings, points_x, points_y)
-    distance = np.hypot(points_x[0] - x, points_y[0] - y)
-    turn_rate, target_speed = steer(bearings[0], distance, speed)
+    dx, dy = np.subtract(points_x, x), np.subtract(points_y, y)
+    bearings = offset_bearing_unchecked(dx, dy, headings)
+    turn_rate, target_speed = steer(bearings[0], np.hypot(dx[0], dy[0]), speed)
     return turn_rate, target_speed, gun_turn(bearings[1])

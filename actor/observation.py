@@ -3,14 +3,17 @@
 Reads a BotView, the EnemyTracker and the current goto/aim targets (actor.actions); writes the
 float32 [B, F] observation the policy reads. Every raw quantity the encoder knows fills one row
 of a source matrix; the contract's normalisers are then applied in a few vectorised operations.
+At B = 1 the cost is the number of numpy calls, so rows that come from one array (the tracker's
+estimate, our x and y) are filled in one call each. Inputs must be finite (actor.brain checks
+each BotView once), so the geometry uses the unchecked angle kernel.
 """
 
 import numpy as np
 import numpy.typing as npt
 
 from actor.actions import Targets
-from actor.tracker import HISTORY_FIELDS, EnemyTracker
-from shared.angles import bearing_to
+from actor.tracker import ESTIMATE_FIELDS, HISTORY_FIELDS, EnemyTracker
+from shared.angles import offset_bearing_unchecked
 from shared.botview import BotView
 from shared.contracts import HISTORY_TURNS, Contract, ContractError
 from shared.game_constants import BOT_RADIUS
@@ -18,6 +21,12 @@ from shared.game_constants import BOT_RADIUS
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 Bool = npt.NDArray[np.bool_]
+
+_ENEMY_RAW = {
+    "x": "enemy.x", "y": "enemy.y", "speed": "enemy.speed", "energy": "enemy.energy",
+    "direction": "enemy.direction", "fire_power": "enemy.fire_power_this_turn",
+}  # fmt: skip
+"""The raw key of each row of EnemyTracker.estimate."""
 
 RAW_GROUPS: dict[str, tuple[str, ...]] = {
     "own": (
@@ -27,19 +36,17 @@ RAW_GROUPS: dict[str, tuple[str, ...]] = {
     "acceleration": ("own.speed - own.previous_speed",),
     "enemy_relative": ("gun_bearing_to(enemy)", "distance_to(enemy)"),
     "walls": (
-        "own.x - 18", "arena_width - 18 - own.x", "own.y - 18", "arena_height - 18 - own.y",
+        "own.x - 18", "own.y - 18", "arena_width - 18 - own.x", "arena_height - 18 - own.y",
     ),
-    "enemy": (
-        "enemy.x", "enemy.y", "enemy.speed", "enemy.energy", "enemy.direction",
-        "enemy.fire_power_this_turn",
-    ),
+    "enemy": tuple(_ENEMY_RAW[f] for f in ESTIMATE_FIELDS),
     "history": tuple(
         f"enemy_history[{k}].{f}" for k in range(1, HISTORY_TURNS + 1) for f in HISTORY_FIELDS
     ),
     "goto": ("distance_to(goto_target)",),
     "aim": ("abs(gun_bearing_to(aim_target))",),
 }  # fmt: skip
-"""Every raw quantity the encoder computes, in groups that are filled together."""
+"""Every raw quantity the encoder computes, in groups that are filled together. "own" starts with
+own.x, own.y and "enemy" follows the tracker's estimate, so each is one block of source rows."""
 
 ARENA_DIVISORS = ("arena_width", "arena_height", "arena_diagonal")
 _TRIG_PHASE = {"sin": 0.0, "cos": 0.5 * np.pi}  # cos(a) = sin(a + pi/2)
@@ -53,7 +60,7 @@ class ObservationEncoder:
         unknown = sorted({f.raw for f in contract.features} - set(group_of))
         if unknown:
             raise ContractError(f"contract {contract.name}: the encoder cannot compute {unknown}")
-        used = {group_of[f.raw] for f in contract.features}
+        used = {group_of[f.raw] for f in contract.features} | {"own"}  # own.x, own.y: geometry
         self.contract, self.n_bots = contract, n_bots
         self._groups: dict[str, slice] = {}
         row_of: dict[str, int] = {}
@@ -70,7 +77,11 @@ class ObservationEncoder:
         self.previous_speed = np.zeros(n_bots)
         self._arena = np.full((2, n_bots), np.nan)  # the sizes the divisors were set for
         self._far_walls = np.zeros((2, n_bots))  # arena width, height - 18
-        self._points = np.zeros((2, 3, n_bots))  # x, y of the goto point, enemy, aim point
+        self._points = np.zeros((2, 3, n_bots))  # x, y of the goto point, aim point, enemy
+        own = self._groups["own"].start
+        self._own_xy = self._sources[own : own + 2]  # [2, B] views of the own.x, own.y rows
+        self._own_xy_column = self._own_xy[:, None]  # [2, 1, B], against the points
+        self._row = {g: sl.start for g, sl in self._groups.items()}
 
     def _init_normalisers(self, contract: Contract) -> None:
         """Per-feature divisor [F, B], clip bounds [F, 1] and the sin/cos rows with their phase."""
@@ -101,6 +112,7 @@ class ObservationEncoder:
             else:
                 raise ContractError(f"contract {contract.name}: unknown normaliser {norm.kind!r}")
         self._trig = np.array(trig, dtype=np.intp)
+        self._trig_angles = np.empty((len(trig), self.n_bots))
         self._phase = np.array(phase).reshape(-1, 1)
         self._radians = np.pi / 180.0
 
@@ -127,17 +139,21 @@ class ObservationEncoder:
 
     def _sin_cos(self, y: F64, out: F32) -> None:
         """sin/cos rows: angle folded to (-360, 360) and converted to radians in float64, the
-        sine taken in float32 (the output's precision; several times faster than float64)."""
-        trig = y[self._trig]
+        sine taken in float32 (the output's precision; several times faster than float64; the
+        ufunc's float32 loop casts its input exactly as astype would)."""
+        trig = np.take(y, self._trig, axis=0, out=self._trig_angles)
         np.fmod(trig, 360.0, out=trig)
         np.multiply(trig, self._radians, out=trig)
         np.add(trig, self._phase, out=trig)
-        out[self._trig] = np.sin(trig.astype(np.float32))
+        out[self._trig] = np.sin(trig, dtype=np.float32)
 
     def _set_arena(self, view: BotView) -> None:
         """Per-bot arena divisors and far walls, recomputed only when an arena size changes."""
         arena = self._arena
-        if (arena[0] == view.arena_width).all() and (arena[1] == view.arena_height).all():
+        if not (
+            np.count_nonzero(arena[0] != view.arena_width)
+            or np.count_nonzero(arena[1] != view.arena_height)
+        ):
             return
         arena[0], arena[1] = view.arena_width, view.arena_height
         np.subtract(arena, BOT_RADIUS, out=self._far_walls)
@@ -151,48 +167,44 @@ class ObservationEncoder:
             self._div[rows["arena_diagonal"]] = np.hypot(w, h)
 
     def _fill_sources(self, view: BotView, tracker: EnemyTracker, targets: Targets) -> None:
-        s, g = self._sources, self._groups
-        if "own" in g:
-            r = g["own"].start
-            s[r], s[r + 1], s[r + 2], s[r + 3] = view.x, view.y, view.speed, view.energy
-            s[r + 4], s[r + 5], s[r + 6] = view.gun_heat, view.direction, view.turn_rate
-        if "acceleration" in g:
-            np.subtract(view.speed, self.previous_speed, out=s[g["acceleration"].start])
+        s, row = self._sources, self._row
+        r = row["own"]
+        s[r], s[r + 1], s[r + 2], s[r + 3] = view.x, view.y, view.speed, view.energy
+        s[r + 4], s[r + 5], s[r + 6] = view.gun_heat, view.direction, view.turn_rate
+        if "acceleration" in row:
+            np.subtract(view.speed, self.previous_speed, out=s[row["acceleration"]])
         self.previous_speed[:] = view.speed
-        if "walls" in g:
-            r = g["walls"].start
-            np.subtract(view.x, BOT_RADIUS, out=s[r])
-            np.subtract(self._far_walls[0], view.x, out=s[r + 1])
-            np.subtract(view.y, BOT_RADIUS, out=s[r + 2])
-            np.subtract(self._far_walls[1], view.y, out=s[r + 3])
-        if "enemy" in g:
-            r = g["enemy"].start
-            s[r], s[r + 1], s[r + 2] = tracker.x, tracker.y, tracker.speed
-            s[r + 3], s[r + 4], s[r + 5] = tracker.energy, tracker.direction, tracker.fire_power
-        if "history" in g:
-            tracker.history(out=s[g["history"]])
+        if "walls" in row:  # x - 18, y - 18, then the far walls minus x, y
+            r = row["walls"]
+            np.subtract(self._own_xy, BOT_RADIUS, out=s[r : r + 2])
+            np.subtract(self._far_walls, self._own_xy, out=s[r + 2 : r + 4])
+        if "enemy" in row:
+            s[self._groups["enemy"]] = tracker.estimate
+        if "history" in row:
+            tracker.history(out=s[self._groups["history"]])
         self._fill_relative(view, tracker, targets)
 
     def _fill_relative(self, view: BotView, tracker: EnemyTracker, targets: Targets) -> None:
         """Distance to the goto point and the enemy, gun bearings of the aim point and the enemy;
-        one distance and one bearing computation for all of them. The command features are 0
-        before the first decision."""
-        s, g = self._sources, self._groups
-        if not {"enemy_relative", "aim", "goto"} & g.keys():
+        one offset, one distance and one bearing computation for all of them. The command
+        features are 0 before the first decision."""
+        s, row = self._sources, self._row
+        if not {"enemy_relative", "aim", "goto"} & row.keys():
             return
-        p = self._points  # rows: goto, aim, enemy; distances use rows 0 and 2, bearings 1-2
-        p[0, :2], p[1, :2] = targets.points_x, targets.points_y
-        p[0, 2], p[1, 2] = tracker.x, tracker.y
-        distance = np.hypot(np.subtract(p[0, ::2], view.x), np.subtract(p[1, ::2], view.y))
-        if "goto" in g:
-            s[g["goto"].start] = np.where(targets.active, distance[0], 0.0)
-        if "enemy_relative" not in g and "aim" not in g:
+        p = self._points  # columns: goto, aim, enemy; distances use 0 and 2, bearings 1 and 2
+        p[:, :2] = targets.points
+        p[:, 2] = tracker.estimate[:2]
+        offset = np.subtract(p, self._own_xy_column)
+        distance = np.hypot(offset[0, ::2], offset[1, ::2])
+        if "goto" in row:
+            s[row["goto"]] = np.where(targets.active, distance[0], 0.0)
+        if "enemy_relative" not in row and "aim" not in row:
             return
-        bearings = bearing_to(view.x, view.y, view.gun_direction, p[0, 1:], p[1, 1:])
-        if "aim" in g:
-            np.multiply(np.abs(bearings[0]), targets.active, out=s[g["aim"].start])
-        if "enemy_relative" in g:
-            r = g["enemy_relative"].start
+        bearings = offset_bearing_unchecked(offset[0, 1:], offset[1, 1:], view.gun_direction)
+        if "aim" in row:
+            np.multiply(np.abs(bearings[0]), targets.active, out=s[row["aim"]])
+        if "enemy_relative" in row:
+            r = row["enemy_relative"]
             s[r], s[r + 1] = bearings[1], distance[1]
 
     def enemy_geometry(self) -> tuple[F64, F64] | None:

@@ -13,14 +13,20 @@ Conventions chosen here:
   inactivity zaps), so it is exact while the radar holds the lock.
 - A scan's energy is taken before that turn's bullets and zaps (rules §5, §9), so those events
   are applied after the scan of their own tick; rams and wall hits happen before it.
+- The per-turn path runs for B = 1 on every hosted turn, so it counts numpy calls: the estimate
+  is one [6, B] array (x, y, speed, energy, direction, fire power) whose rows the history and
+  actor.observation copy in one call each, rare events are skipped when no bot has them, and
+  the radar uses the unchecked angle kernel (actor.brain checks each BotView once; `update`
+  checks what it reads itself when it aims the radar on its own).
 """
 
 import numpy as np
 import numpy.typing as npt
 
-from shared.angles import bearing_to, normalize_relative_angle
+from shared.angles import bearing_to, relative_unchecked
 from shared.botview import BotView
 from shared.contracts import HISTORY_TURNS
+from shared.finite import require_finite
 from shared.game_constants import (
     BOT_RADIUS,
     BULLET_HIT_ENERGY_GAIN_FACTOR,
@@ -38,6 +44,9 @@ Bool = npt.NDArray[np.bool_]
 
 HISTORY_FIELDS = ("x", "y", "speed", "energy")
 """The values kept per history turn, in the contract's order."""
+
+ESTIMATE_FIELDS = (*HISTORY_FIELDS, "direction", "fire_power")
+"""The rows of `EnemyTracker.estimate`; the history window is its first rows."""
 
 WIDEN_AFTER_MISSES = 2
 """Consecutive missed turns after which the radar stops locking and sweeps at full rate."""
@@ -59,15 +68,16 @@ class EnemyTracker:
         self.n_bots = n_bots
         self.default_x = 0.5 * float(arena_width)
         self.default_y = 0.5 * float(arena_height)
-        z = np.zeros(n_bots)
-        self.x, self.y, self.direction, self.speed = z.copy(), z.copy(), z.copy(), z.copy()
-        self.energy = z.copy()
-        self.fire_power = z.copy()
-        """Fire power detected at this tick (0 when none)."""
+        self.estimate = np.zeros((len(ESTIMATE_FIELDS), n_bots))
+        """[6, B] the estimate, rows in ESTIMATE_FIELDS order; x, y, ... below are its rows
+        (fire_power: the fire power detected at this tick, 0 when none)."""
+        self.x, self.y, self.speed, self.energy, self.direction, self.fire_power = self.estimate
         self.turns_since_scan = np.zeros(n_bots, dtype=np.int64)
         self.known = np.zeros(n_bots, dtype=np.bool_)
-        self._last_hit_turn = np.ones(n_bots, dtype=np.int64)
-        self._sweep_dir = z.copy()  # +1 / -1 while sweeping, 0 while locked
+        self._zap_turn = np.zeros(n_bots, dtype=np.int64)  # last hit turn + MAX_INACTIVITY_TURNS
+        self._sweep_dir = np.zeros(n_bots)  # +1 / -1 while sweeping, 0 while locked
+        self._steps = np.empty((2, n_bots), dtype=np.float32)  # dead-reckoning cos, sin
+        self._far_walls = np.empty((2, n_bots))  # arena width, height - BOT_RADIUS
         self._radar = np.full(n_bots, MAX_RADAR_TURN_RATE)
         self._ring = np.zeros((HISTORY_TURNS, len(HISTORY_FIELDS), n_bots))
         self._head = 0
@@ -84,7 +94,7 @@ class EnemyTracker:
         self.energy[mask] = INITIAL_ENERGY
         self.turns_since_scan[mask] = 0
         self.known[mask] = False
-        self._last_hit_turn[mask] = 1
+        self._zap_turn[mask] = 1 + MAX_INACTIVITY_TURNS
         self._sweep_dir[mask] = 0.0
         self._radar[mask] = MAX_RADAR_TURN_RATE
         default = np.array([self.default_x, self.default_y, 0.0, INITIAL_ENERGY])
@@ -104,7 +114,9 @@ class EnemyTracker:
         np.add(self.turns_since_scan, 1, out=self.turns_since_scan)
         np.copyto(self.turns_since_scan, 0, where=scanned)
         if aim_radar:
-            self.aim_radar(view, *self.gun_geometry(view))
+            geometry = self.gun_geometry(view)  # checks our position, gun and the estimate
+            require_finite("radar_direction", view.radar_direction)
+            self.aim_radar(view, *geometry)
 
     def gun_geometry(self, view: BotView) -> tuple[F64, F64]:
         """Bearing [-180, 180) of the estimate from our gun, and its distance from us."""
@@ -127,39 +139,42 @@ class EnemyTracker:
         return out
 
     def _push_history(self) -> None:
-        slot = self._ring[self._head]
-        slot[0], slot[1], slot[2], slot[3] = self.x, self.y, self.speed, self.energy
+        self._ring[self._head] = self.estimate[: len(HISTORY_FIELDS)]
         self._head = (self._head + 1) % HISTORY_TURNS
         self._order = self._orders[self._head]
 
     def _update_energy(self, view: BotView, scanned: Bool) -> None:
-        """Predict the scanned energy from known events; an unexplained drop is a shot."""
+        """Predict the scanned energy from known events; an unexplained drop is a shot.
+
+        Each event is applied only where its flag is set (exact per bot, whatever the batch), and
+        skipped when no bot has it: its update would subtract 0.0, which changes no value.
+        """
         e = self.energy
-        events = np.logical_or(view.hit_bot, view.bullet_hit)
-        np.logical_or(events, view.hit_by_bullet, out=events)
-        any_event = bool(events.any())
-        if any_event:  # a ram, before this tick's scan
+        rammed = np.count_nonzero(view.hit_bot) > 0
+        if rammed:  # a ram, before this tick's scan
             np.subtract(e, np.multiply(view.hit_bot, RAM_DAMAGE), out=e)
         rescanned = np.logical_and(scanned, self.known)
         stopped = np.logical_and(rescanned, view.scan_speed == 0.0)
-        if stopped.any():
+        if np.count_nonzero(stopped):
             np.subtract(e, self._wall_damage(view, stopped), out=e)
         drop = np.subtract(e, view.scan_energy)
         np.logical_and(rescanned, drop >= MIN_FIREPOWER - FIRE_TOLERANCE, out=rescanned)
         np.logical_and(rescanned, drop <= MAX_FIREPOWER + FIRE_TOLERANCE, out=rescanned)
         np.multiply(drop, rescanned, out=self.fire_power)
-        if any_event:
+        if rammed:
             np.copyto(e, view.hit_bot_energy, where=view.hit_bot)
         np.copyto(e, view.scan_energy, where=scanned)
         # after this tick's scan: bullet hits both ways and the inactivity zap (rules §9)
-        if any_event:  # each event only where its flag is set: exact per bot, whatever the batch
+        if np.count_nonzero(view.bullet_hit) or np.count_nonzero(view.hit_by_bullet):
             hits = np.logical_or(view.bullet_hit, view.hit_by_bullet)
-            np.copyto(self._last_hit_turn, view.turn_number, where=hits)
+            zap_turn = np.add(view.turn_number, MAX_INACTIVITY_TURNS, dtype=np.int64)
+            np.copyto(self._zap_turn, zap_turn, where=hits)
             np.subtract(e, view.bullet_hit_damage, out=e, where=view.bullet_hit)
             gain = np.multiply(view.hit_by_bullet_power, BULLET_HIT_ENERGY_GAIN_FACTOR)
             np.add(e, gain, out=e, where=view.hit_by_bullet)
-        zapped = np.subtract(view.turn_number, self._last_hit_turn) > MAX_INACTIVITY_TURNS
-        np.subtract(e, np.multiply(zapped, INACTIVITY_DAMAGE), out=e)
+        zapped = np.greater(view.turn_number, self._zap_turn)
+        if np.count_nonzero(zapped):
+            np.subtract(e, np.multiply(zapped, INACTIVITY_DAMAGE), out=e)
 
     def _wall_damage(self, view: BotView, stopped: Bool) -> F64:
         """Wall damage of enemies scanned stopped at a wall after moving at the last speed."""
@@ -174,17 +189,21 @@ class EnemyTracker:
     def _update_motion(self, view: BotView, scanned: Bool) -> None:
         """Scanned values where scanned, else one step along the last scanned direction and
         speed, kept inside the arena (before the first scan the speed is 0: no move)."""
-        if not scanned.all():  # cos/sin in float32: plenty for an estimate, and SIMD-fast
+        if np.count_nonzero(scanned) < self.n_bots:
+            # cos/sin in float32: plenty for an estimate, and SIMD-fast; x and y move together
             rad = np.multiply(np.fmod(self.direction, 360.0), _RADIANS).astype(np.float32)
-            steps = (np.cos(rad).astype(np.float64), np.sin(rad).astype(np.float64))
-            for pos, step, size, hit in (
-                (self.x, steps[0], view.arena_width, view.hit_bot_x),
-                (self.y, steps[1], view.arena_height, view.hit_bot_y),
-            ):
-                np.add(pos, np.multiply(step, self.speed, out=step), out=pos)
-                np.minimum(pos, np.subtract(size, BOT_RADIUS), out=pos)
-                np.maximum(pos, BOT_RADIUS, out=pos)
-                np.copyto(pos, hit, where=view.hit_bot)
+            steps, far = self._steps, self._far_walls
+            np.cos(rad, out=steps[0])
+            np.sin(rad, out=steps[1])
+            xy = self.estimate[:2]
+            np.add(xy, np.multiply(steps, self.speed), out=xy)
+            np.subtract(view.arena_width, BOT_RADIUS, out=far[0])
+            np.subtract(view.arena_height, BOT_RADIUS, out=far[1])
+            np.minimum(xy, far, out=xy)
+            np.maximum(xy, BOT_RADIUS, out=xy)
+            if np.count_nonzero(view.hit_bot):
+                np.copyto(self.x, view.hit_bot_x, where=view.hit_bot)
+                np.copyto(self.y, view.hit_bot_y, where=view.hit_bot)
         for mine, seen in (
             (self.x, view.scan_x),
             (self.y, view.scan_y),
@@ -202,7 +221,7 @@ class EnemyTracker:
         at 45 deg/turn, in the direction the estimate lay when the sweep began.
         """
         bearing = np.add(gun_bearing, view.gun_direction)
-        bearing = normalize_relative_angle(np.subtract(bearing, view.radar_direction, out=bearing))
+        bearing = relative_unchecked(np.subtract(bearing, view.radar_direction, out=bearing))
         side = np.copysign(_DEGREES, bearing)
         spread = np.divide(2.0 * BOT_RADIUS, np.maximum(distance, BOT_RADIUS))
         lock = np.arctan(spread, out=spread)
@@ -211,11 +230,11 @@ class EnemyTracker:
         np.minimum(lock, MAX_RADAR_TURN_RATE, out=lock)
         np.maximum(lock, -MAX_RADAR_TURN_RATE, out=lock)
         sweeping = np.logical_or(self.turns_since_scan >= WIDEN_AFTER_MISSES, ~self.known)
-        if sweeping.any():
+        if np.count_nonzero(sweeping):
             start = np.logical_and(sweeping, self._sweep_dir == 0.0)
             np.copyto(self._sweep_dir, np.sign(side), where=start)
             np.multiply(self._sweep_dir, sweeping, out=self._sweep_dir)
             np.copyto(lock, np.multiply(self._sweep_dir, MAX_RADAR_TURN_RATE), where=sweeping)
         else:
-            self._sweep_dir[:] = 0.0
+            self._sweep_dir.fill(0.0)
         self._radar = lock

@@ -1,7 +1,9 @@
 """actor.brain.Brain: one turn end to end (shapes, intent flags, radar from the tracker, caller-
 owned arrays), batch-first consistency (B bots == B single brains), non-finite network outputs
-reaching the intent as the safe action, the contract check, and a finite intent for any view."""
+reaching the intent as the safe action, the contract check, a finite intent for any view and
+ValueError for a view whose geometry is not."""
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -9,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actor.brain import Brain
+from actor.brain import CHECKED_VIEW_FIELDS, Brain
 from actor.tracker import EnemyTracker
 from shared.botview import VIEW_DTYPES, BotView
 from shared.contracts import V1, V2, Contract, ContractError
@@ -116,6 +118,24 @@ def test_non_finite_network_output_becomes_the_safe_action(make_view: ViewFactor
     assert (intent.target_speed[1], intent.turn_rate[1], intent.gun_turn_rate[1]) == (6.0, 0.0, 0.0)
     assert intent.firepower[1] == 0.0
     assert np.isnan(decision.actions[1, 0])  # the trajectory keeps what was sampled
+
+
+@pytest.mark.parametrize("field", CHECKED_VIEW_FIELDS)
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_non_finite_view_geometry_is_rejected_naming_the_field(
+    make_view: ViewFactory, field: str, bad: float
+) -> None:
+    """The brain's math runs unchecked, so the view's geometry is checked once on the way in."""
+    view = make_view(2)
+    getattr(view, field)[1] = bad
+    with pytest.raises(ValueError, match=re.escape(f"view.{field}")):
+        Brain(V2, 2).step(view, policy_for(V2), np.random.default_rng(0))
+
+
+def test_a_non_finite_scan_is_rejected(make_view: ViewFactory) -> None:
+    view = make_view(2, scanned=True, scan_x=[100.0, np.inf])
+    with pytest.raises(ValueError, match="enemy estimate x"):
+        Brain(V1, 2).step(view, policy_for(V1), np.random.default_rng(0))
 
 
 def test_policy_of_another_contract_is_rejected(make_view: ViewFactory) -> None:
