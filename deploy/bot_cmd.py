@@ -3,6 +3,7 @@ official one), playing fixed weights (`--weights`) or training with a learner (`
 
 import argparse
 import os
+import signal
 import sys
 from typing import Any
 
@@ -52,6 +53,9 @@ def register(sub: "argparse._SubParsersAction[Any]") -> None:
 
 def run(args: argparse.Namespace) -> int:
     from actor.ppo_bot import BotOptions, run_ppo_bot
+
+    # a plain kill ends the bot at once: the official Bot API may hang on an orderly exit
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
     opts = BotOptions(
         server_url=args.server_url,

@@ -72,3 +72,51 @@ def test_train_one_minute_then_evaluate(tmp_path: Path) -> None:
     assert {"SpinBot", "Target", "all"} <= rows.keys(), evaluate.stdout
     assert rows["SpinBot"].split("|")[1].strip() == "5"
     assert rows["all"].split("|")[1].strip() == "10"
+
+
+def _marked(mark: str) -> list[int]:
+    """Pids of live processes whose environment carries `mark` (the command's children)."""
+    pids = []
+    for env in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if mark.encode() in env.read_bytes():
+                pids.append(int(env.parent.name))
+        except OSError:
+            continue
+    return pids
+
+
+def test_killing_evaluate_ends_the_bots_it_started() -> None:
+    """`kill` on `tankrl evaluate` must end its bot subprocesses (they live in their own process
+    groups, so nothing else would): the command turns SIGTERM into its Ctrl-C path."""
+    import time
+    import uuid
+
+    mark = f"TANKRL_TEST_MARK={uuid.uuid4().hex}"
+    package = REPO / "weights" / "release" / "tankrl-v2.zip"
+    proc = subprocess.Popen(
+        [*TANKRL, "evaluate", str(package), "--rounds", "50", "--opponents", "SpinBot"],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, mark.split("=")[0]: mark.split("=")[1]},
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len([p for p in _marked(mark) if p != proc.pid]) < 2:
+            assert time.monotonic() < deadline, "the bots never started"
+            assert proc.poll() is None, "evaluate ended before its bots started"
+            time.sleep(0.5)
+        time.sleep(10)  # the bots connect and the battle runs
+        assert proc.poll() is None, "evaluate ended before it was killed"
+        proc.terminate()
+        proc.wait(timeout=60)
+        deadline = time.monotonic() + 20
+        while (left := _marked(mark)) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not left, f"processes left running after kill: {left}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in _marked(mark):
+            os.kill(pid, signal.SIGKILL)
