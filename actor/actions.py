@@ -40,6 +40,9 @@ SAFE_AIM_DISTANCE = 100.0
 _SQUASH = {"tanh": (1.0, 1.0, 0.0), "sigmoid": (0.5, 0.5, 0.5)}
 """squash(x) = tanh(x * pre) * mul + add."""
 
+_ZERO = np.array(0.0)
+"""A 0-d operand: numpy converts a Python float operand on every call (same bits)."""
+
 
 @dataclass
 class Motor:
@@ -94,7 +97,7 @@ class ActionDecoder:
         n = len(names)
         self._pre, self._mul, self._add, self._offset = (np.zeros((n, 1)) for _ in range(4))
         self._scale = np.ones((n, n_bots))
-        self._scale_rows: dict[str, list[int]] = {s: [] for s in PER_BOT_SCALES}
+        scale_rows: dict[str, list[int]] = {s: [] for s in PER_BOT_SCALES}
         for a in contract.actions:
             i = self._dim[a.name]
             if a.squash not in _SQUASH:
@@ -102,11 +105,12 @@ class ActionDecoder:
             self._pre[i], self._mul[i], self._add[i] = _SQUASH[a.squash]
             self._offset[i] = a.offset
             if isinstance(a.scale, str):
-                if a.scale not in self._scale_rows:
+                if a.scale not in scale_rows:
                     raise ContractError(f"contract {contract.name}: unknown scale {a.scale!r}")
-                self._scale_rows[a.scale].append(i)
+                scale_rows[a.scale].append(i)
             else:
                 self._scale[i] = a.scale
+        self._scale_rows = {s: np.array(r, dtype=np.intp) for s, r in scale_rows.items() if r}
         self._values = np.empty((n, n_bots))
         self._headings = np.empty((2, n_bots))
         if kind == "goto_aim":
@@ -132,8 +136,8 @@ class ActionDecoder:
                 bad = rows
         v = self._squash(actions, view)
         power = v[self._fire_power_row]
-        fire = v[self._fire_decision_row] >= 0.0
-        np.logical_and(fire, view.gun_heat == 0.0, out=fire)
+        fire = v[self._fire_decision_row] >= _ZERO
+        np.logical_and(fire, view.gun_heat == _ZERO, out=fire)
         np.logical_and(fire, view.energy > power, out=fire)
         if bad is not None:
             np.logical_and(fire, np.logical_not(bad), out=fire)
@@ -153,11 +157,11 @@ class ActionDecoder:
     def _squash(self, actions: F32, view: BotView) -> F64:
         """squash(raw) * scale + offset for every dim, as [A, B] (the decoder's buffer)."""
         rows = self._scale_rows
-        if rows["arena_width"]:
+        if "arena_width" in rows:
             self._scale[rows["arena_width"]] = view.arena_width
-        if rows["arena_height"]:
+        if "arena_height" in rows:
             self._scale[rows["arena_height"]] = view.arena_height
-        if rows["max_turn_rate(speed)"]:
+        if "max_turn_rate(speed)" in rows:
             self._scale[rows["max_turn_rate(speed)"]] = max_turn_rate_unchecked(view.speed)
         v = self._values
         raw = actions.T if not self._columns else np.take(actions, self._columns, axis=1).T

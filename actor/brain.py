@@ -18,7 +18,7 @@ from actor.reward import turn_reward
 from actor.tracker import EnemyTracker
 from shared.botview import BotView
 from shared.contracts import Contract
-from shared.finite import require_finite
+from shared.finite import require_finite_fields
 from shared.intent import Intent
 from shared.policy import NumpyPolicy
 
@@ -71,7 +71,6 @@ class Brain:
         self._has_previous = np.zeros(n_bots, dtype=np.bool_)
         self._policy_checked: NumpyPolicy | None = None
         self._flags = np.repeat(np.array(_FLAG_DEFAULTS)[:, None], n_bots, axis=1)
-        self._checked = tuple((name, f"view.{name}") for name in CHECKED_VIEW_FIELDS)
 
     @property
     def nonfinite_actions(self) -> int:
@@ -99,12 +98,10 @@ class Brain:
         """
         if view.x.shape[0] != self.n_bots:
             raise ValueError(f"view has {view.x.shape[0]} bots, this brain {self.n_bots}")
-        for name, label in self._checked:
-            require_finite(label, getattr(view, name))
+        require_finite_fields(view, CHECKED_VIEW_FIELDS, "view")
         tracker = self.tracker
         tracker.update(view, aim_radar=False)
-        require_finite("enemy estimate x (from the scan)", tracker.x)
-        require_finite("enemy estimate y (from the scan)", tracker.y)
+        require_finite_fields(tracker, ("x", "y"), "enemy estimate")  # made from the scan
         reward = turn_reward(view.energy, self._my_energy, tracker.energy, self._enemy_energy)
         self.last_reward = np.multiply(reward, self._has_previous, out=reward)
         self._my_energy[:] = view.energy

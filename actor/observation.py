@@ -51,6 +51,11 @@ own.x, own.y and "enemy" follows the tracker's estimate, so each is one block of
 ARENA_DIVISORS = ("arena_width", "arena_height", "arena_diagonal")
 _TRIG_PHASE = {"sin": 0.0, "cos": 0.5 * np.pi}  # cos(a) = sin(a + pi/2)
 
+# Operands of the per-turn path as 0-d arrays: numpy converts a Python float operand on every
+# call, about half the cost of a one-element operation. Same values, same bits.
+_BOT_RADIUS, _FULL_TURN, _RADIANS = np.array(BOT_RADIUS), np.array(360.0), np.array(np.pi / 180)
+_ZERO = np.array(0.0)
+
 
 class ObservationEncoder:
     """Encodes one contract's observation for B bots into a preallocated buffer."""
@@ -81,6 +86,8 @@ class ObservationEncoder:
         own = self._groups["own"].start
         self._own_xy = self._sources[own : own + 2]  # [2, B] views of the own.x, own.y rows
         self._own_xy_column = self._own_xy[:, None]  # [2, 1, B], against the points
+        n_own = len(RAW_GROUPS["own"])  # the own rows as one flat view, filled by one concatenate
+        self._own_rows = self._sources.reshape(-1)[own * n_bots : (own + n_own) * n_bots]
         self._row = {g: sl.start for g, sl in self._groups.items()}
 
     def _init_normalisers(self, contract: Contract) -> None:
@@ -114,7 +121,6 @@ class ObservationEncoder:
         self._trig = np.array(trig, dtype=np.intp)
         self._trig_angles = np.empty((len(trig), self.n_bots))
         self._phase = np.array(phase).reshape(-1, 1)
-        self._radians = np.pi / 180.0
 
     def reset(self, mask: Bool) -> None:
         """A new round for the bots in `mask`: they start at rest."""
@@ -129,7 +135,7 @@ class ObservationEncoder:
         self._set_arena(view)
         self._fill_sources(view, tracker, targets)
         y, out = self._y, self._out
-        np.take(self._sources, self._rows, axis=0, out=y, mode="wrap")
+        self._sources.take(self._rows, axis=0, out=y, mode="wrap")
         np.divide(y, self._div, out=out, casting="same_kind")
         if self._trig.size:
             self._sin_cos(y, out)
@@ -141,9 +147,9 @@ class ObservationEncoder:
         """sin/cos rows: angle folded to (-360, 360) and converted to radians in float64, the
         sine taken in float32 (the output's precision; several times faster than float64; the
         ufunc's float32 loop casts its input exactly as astype would)."""
-        trig = np.take(y, self._trig, axis=0, out=self._trig_angles)
-        np.fmod(trig, 360.0, out=trig)
-        np.multiply(trig, self._radians, out=trig)
+        trig = y.take(self._trig, axis=0, out=self._trig_angles)
+        np.fmod(trig, _FULL_TURN, out=trig)
+        np.multiply(trig, _RADIANS, out=trig)
         np.add(trig, self._phase, out=trig)
         out[self._trig] = np.sin(trig, dtype=np.float32)
 
@@ -168,15 +174,15 @@ class ObservationEncoder:
 
     def _fill_sources(self, view: BotView, tracker: EnemyTracker, targets: Targets) -> None:
         s, row = self._sources, self._row
-        r = row["own"]
-        s[r], s[r + 1], s[r + 2], s[r + 3] = view.x, view.y, view.speed, view.energy
-        s[r + 4], s[r + 5], s[r + 6] = view.gun_heat, view.direction, view.turn_rate
+        v = view  # the seven own rows (RAW_GROUPS order) in one call
+        own = (v.x, v.y, v.speed, v.energy, v.gun_heat, v.direction, v.turn_rate)
+        np.concatenate(own, out=self._own_rows)
         if "acceleration" in row:
             np.subtract(view.speed, self.previous_speed, out=s[row["acceleration"]])
         self.previous_speed[:] = view.speed
         if "walls" in row:  # x - 18, y - 18, then the far walls minus x, y
             r = row["walls"]
-            np.subtract(self._own_xy, BOT_RADIUS, out=s[r : r + 2])
+            np.subtract(self._own_xy, _BOT_RADIUS, out=s[r : r + 2])
             np.subtract(self._far_walls, self._own_xy, out=s[r + 2 : r + 4])
         if "enemy" in row:
             s[self._groups["enemy"]] = tracker.estimate
@@ -197,7 +203,7 @@ class ObservationEncoder:
         offset = np.subtract(p, self._own_xy_column)
         distance = np.hypot(offset[0, ::2], offset[1, ::2])
         if "goto" in row:
-            s[row["goto"]] = np.where(targets.active, distance[0], 0.0)
+            s[row["goto"]] = np.where(targets.active, distance[0], _ZERO)
         if "enemy_relative" not in row and "aim" not in row:
             return
         bearings = offset_bearing_unchecked(offset[0, 1:], offset[1, 1:], view.gun_direction)

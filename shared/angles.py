@@ -20,6 +20,7 @@ from shared.finite import FloatArray, Num, like, require_finite
 _RELATIVE_EDGES, _RELATIVE_SHIFTS = np.array([-180.0, 180.0]), np.array([-360.0, 0.0, 360.0])
 _NEGATIVE_EDGES, _NEGATIVE_SHIFTS = np.array([0.0]), np.array([-360.0, 0.0])
 _FULL_TURN_EDGES, _FULL_TURN_SHIFTS = np.array([360.0]), np.array([0.0, 360.0])
+_FULL_TURN = np.array(360.0)  # a 0-d array: numpy converts a Python float operand on every call
 
 
 def _fold(r: Any, edges: FloatArray, shifts: FloatArray) -> FloatArray:
@@ -36,7 +37,7 @@ def _fold_absolute(r: Any) -> FloatArray:
 def normalize_absolute_angle(angle_deg: Num) -> Num:
     """Fold an angle into [0, 360) (fmod, +360 when negative, 360 folded back to 0)."""
     require_finite("angle_deg", angle_deg)
-    return like(angle_deg, _fold_absolute(np.fmod(angle_deg, 360.0)))
+    return like(angle_deg, _fold_absolute(np.fmod(angle_deg, _FULL_TURN)))
 
 
 def normalize_relative_angle(angle_deg: Num) -> Num:
@@ -47,7 +48,7 @@ def normalize_relative_angle(angle_deg: Num) -> Num:
 
 def relative_unchecked(angle_deg: FloatArray | float) -> FloatArray:
     """normalize_relative_angle's kernel, for finite float64 arrays (no check; a new array)."""
-    return _fold(np.fmod(angle_deg, 360.0), _RELATIVE_EDGES, _RELATIVE_SHIFTS)
+    return _fold(np.fmod(angle_deg, _FULL_TURN), _RELATIVE_EDGES, _RELATIVE_SHIFTS)
 
 
 def _direction(dx: Any, dy: Any) -> FloatArray:

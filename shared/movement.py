@@ -33,22 +33,28 @@ def max_speed_for_distance(distance: Num) -> Num:
     return like(distance, _max_speed_for_distance(np.asarray(distance, dtype=np.float64)))
 
 
-_STOP_SLOPE = 4.0 * 2.0 / _DECEL
+# The kernels' constants as 0-d float64 arrays: numpy converts a Python float operand on every
+# call, which costs about half of a one-element operation (B = 1 runs the planner every turn).
+# For float64 operands the results are the same bits.
+_ZERO, _ONE, _TWO = np.array(0.0), np.array(1.0), np.array(2.0)
+_DECEL_0D, _ACCEL_0D = np.array(_DECEL), np.array(ACCELERATION)
+_STOP_SLOPE = np.array(4.0 * 2.0 / _DECEL)
+_MAX_SPEED_0D = np.array(MAX_SPEED)
 
 
 def _max_speed_for_distance(d: FloatArray) -> FloatArray:
-    t = np.maximum(1.0, np.ceil((np.sqrt(_STOP_SLOPE * d + 1.0) - 1.0) / 2.0))
-    t_1 = t - 1.0
-    decel_distance = (t / 2.0) * t_1 * _DECEL
-    result: FloatArray = t_1 * _DECEL + (d - decel_distance) / t
+    t = np.maximum(_ONE, np.ceil((np.sqrt(_STOP_SLOPE * d + _ONE) - _ONE) / _TWO))
+    t_1 = t - _ONE
+    decel_distance = (t / _TWO) * t_1 * _DECEL_0D
+    result: FloatArray = t_1 * _DECEL_0D + (d - decel_distance) / t
     return result
 
 
 def _max_deceleration(backward_speed: FloatArray) -> FloatArray:
-    decel_time = backward_speed / _DECEL
-    accel_time = 1.0 - decel_time
+    decel_time = backward_speed / _DECEL_0D
+    accel_time = _ONE - decel_time
     result: FloatArray = (
-        np.minimum(1.0, decel_time) * _DECEL + np.maximum(0.0, accel_time) * ACCELERATION
+        np.minimum(_ONE, decel_time) * _DECEL_0D + np.maximum(_ZERO, accel_time) * _ACCEL_0D
     )
     return result
 
@@ -70,20 +76,20 @@ def new_target_speed(speed: Num, distance: Num, max_speed: Num | float = MAX_SPE
 
 
 def forward_target_speed_unchecked(
-    speed: FloatArray, distance: FloatArray, max_speed: FloatArray | float = MAX_SPEED
+    speed: FloatArray, distance: FloatArray, max_speed: FloatArray | float = _MAX_SPEED_0D
 ) -> FloatArray:
     """new_target_speed's kernel for a forward move: distance >= 0 (+inf allowed), the speed
     signed relative to that move; finite inputs, no check. For such inputs new_target_speed's
     mirroring multiplies by 1.0, so both give the same bits."""
     infinite = np.isinf(distance)
     if np.count_nonzero(infinite):
-        d = np.where(infinite, 0.0, distance)
+        d = np.where(infinite, _ZERO, distance)
         target = np.where(infinite, max_speed, np.minimum(max_speed, _max_speed_for_distance(d)))
     else:
         target = np.minimum(max_speed, _max_speed_for_distance(distance))
     # clamp to [v - 2, v + 1] moving forward, [v - 1, v + maxDecel(-v)] backward; maxDecel(0) = 1
-    low = speed - (1.0 + (speed >= 0.0))
-    high = speed + _max_deceleration(np.maximum(-speed, 0.0))
+    low = speed - (_ONE + (speed >= _ZERO))
+    high = speed + _max_deceleration(np.maximum(-speed, _ZERO))
     result: FloatArray = np.minimum(np.maximum(target, low), high)
     return result
 

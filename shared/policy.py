@@ -180,9 +180,11 @@ class NumpyPolicy:
             noise = np.zeros_like(mean)
         else:
             noise = rng.standard_normal(mean.shape, dtype=np.float32)
-        actions = mean + self.std * noise
-        logp = self._logp_const - 0.5 * np.einsum("ij,ij->i", noise, noise)
-        return actions.astype(np.float32), logp.astype(np.float32), value
+        # float32 throughout (mean, std and noise are float32, 0.5 a weak Python scalar), and
+        # each result is a fresh array: no astype copies needed
+        actions: F32 = mean + self.std * noise
+        logp: F32 = self._logp_const - 0.5 * np.einsum("ij,ij->i", noise, noise)
+        return actions, logp, value
 
     def log_prob(self, obs: F32, actions: F32) -> F32:
         """Log-probabilities [B] of given raw actions under this policy."""

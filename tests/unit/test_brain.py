@@ -121,20 +121,21 @@ def test_non_finite_network_output_becomes_the_safe_action(make_view: ViewFactor
 
 
 @pytest.mark.parametrize("field", CHECKED_VIEW_FIELDS)
-@pytest.mark.parametrize("bad", [np.nan, np.inf])
+@pytest.mark.parametrize(("bad", "n_bots"), [(np.nan, 1), (np.inf, 1), (-np.inf, 2)])
 def test_a_non_finite_view_geometry_is_rejected_naming_the_field(
-    make_view: ViewFactory, field: str, bad: float
+    make_view: ViewFactory, field: str, bad: float, n_bots: int
 ) -> None:
-    """The brain's math runs unchecked, so the view's geometry is checked once on the way in."""
-    view = make_view(2)
-    getattr(view, field)[1] = bad
+    """The brain's math runs unchecked, so the view's geometry is checked once on the way in
+    (one bot takes a scalar fast path, a batch the array path)."""
+    view = make_view(n_bots)
+    getattr(view, field)[-1] = bad
     with pytest.raises(ValueError, match=re.escape(f"view.{field}")):
-        Brain(V2, 2).step(view, policy_for(V2), np.random.default_rng(0))
+        Brain(V2, n_bots).step(view, policy_for(V2), np.random.default_rng(0))
 
 
 def test_a_non_finite_scan_is_rejected(make_view: ViewFactory) -> None:
     view = make_view(2, scanned=True, scan_x=[100.0, np.inf])
-    with pytest.raises(ValueError, match="enemy estimate x"):
+    with pytest.raises(ValueError, match=re.escape("enemy estimate.x")):
         Brain(V1, 2).step(view, policy_for(V1), np.random.default_rng(0))
 
 
