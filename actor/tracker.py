@@ -63,7 +63,7 @@ _DEGREES, _RADIANS = np.array(180.0 / np.pi), np.array(np.pi / 180.0)
 _FULL_TURN = np.array(360.0)
 _BOT_RADIUS, _BOT_DIAMETER = np.array(BOT_RADIUS), np.array(2.0 * BOT_RADIUS)
 _RADAR_MAX, _RADAR_MIN = np.array(MAX_RADAR_TURN_RATE), np.array(-MAX_RADAR_TURN_RATE)
-_WIDEN_AFTER = np.array(WIDEN_AFTER_MISSES, dtype=np.int64)
+_WIDEN_AFTER, _ONE_TURN = np.array(WIDEN_AFTER_MISSES, np.int64), np.array(1, np.int64)
 _STOPPED = np.array(0.0)
 _FIRE_MIN = np.array(MIN_FIREPOWER - FIRE_TOLERANCE)
 _FIRE_MAX = np.array(MAX_FIREPOWER + FIRE_TOLERANCE)
@@ -115,12 +115,14 @@ class EnemyTracker:
         through the observation) passes aim_radar=False and calls `aim_radar` with them.
         """
         scanned = view.scanned
+        n_scanned = int(np.count_nonzero(scanned))  # masked updates by `scanned` skip at 0
         self._push_history()
         self._update_energy(view, scanned)
-        self._update_motion(view, scanned)
-        np.logical_or(self.known, scanned, out=self.known)
-        np.add(self.turns_since_scan, 1, out=self.turns_since_scan)
-        np.copyto(self.turns_since_scan, 0, where=scanned)
+        self._update_motion(view, scanned, n_scanned)
+        np.add(self.turns_since_scan, _ONE_TURN, out=self.turns_since_scan)
+        if n_scanned:
+            np.logical_or(self.known, scanned, out=self.known)
+            np.copyto(self.turns_since_scan, 0, where=scanned)
         if aim_radar:
             geometry = self.gun_geometry(view)  # checks our position, gun and the estimate
             require_finite("radar_direction", view.radar_direction)
@@ -194,10 +196,10 @@ class EnemyTracker:
         damage: F64 = np.maximum(np.abs(self.speed) * 0.5 - 1.0, 0.0) * at_wall
         return damage
 
-    def _update_motion(self, view: BotView, scanned: Bool) -> None:
+    def _update_motion(self, view: BotView, scanned: Bool, n_scanned: int) -> None:
         """Scanned values where scanned, else one step along the last scanned direction and
         speed, kept inside the arena (before the first scan the speed is 0: no move)."""
-        if np.count_nonzero(scanned) < self.n_bots:
+        if n_scanned < self.n_bots:
             # cos/sin in float32: plenty for an estimate, and SIMD-fast; x and y move together
             rad = np.multiply(np.fmod(self.direction, _FULL_TURN), _RADIANS).astype(np.float32)
             steps, far = self._steps, self._far_walls
@@ -212,6 +214,8 @@ class EnemyTracker:
             if np.count_nonzero(view.hit_bot):
                 np.copyto(self.x, view.hit_bot_x, where=view.hit_bot)
                 np.copyto(self.y, view.hit_bot_y, where=view.hit_bot)
+        if not n_scanned:
+            return
         for mine, seen in (
             (self.x, view.scan_x),
             (self.y, view.scan_y),
