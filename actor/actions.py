@@ -87,10 +87,6 @@ class ActionDecoder:
         self.contract, self.kind, self.n_bots = contract, kind, n_bots
         # the value rows follow the decoder's own dim order, so the v2 targets are plain views
         self._dim = {name: i for i, name in enumerate(DECODERS[kind])}
-        self._fire_power_row, self._fire_decision_row = (
-            self._dim["fire_power"],
-            self._dim["fire_decision"],
-        )
         self._columns = [names.index(name) for name in DECODERS[kind]]
         if self._columns == list(range(len(names))):
             self._columns = []
@@ -112,6 +108,8 @@ class ActionDecoder:
                 self._scale[i] = a.scale
         self._scale_rows = {s: np.array(r, dtype=np.intp) for s, r in scale_rows.items() if r}
         self._values = np.empty((n, n_bots))
+        self._fire_power = self._values[self._dim["fire_power"]]
+        self._fire_decision = self._values[self._dim["fire_decision"]]
         self._headings = np.empty((2, n_bots))
         if kind == "goto_aim":
             # rows goto_x, goto_y, aim_x, aim_y seen as [x/y, point, B]: the targets are views
@@ -135,8 +133,8 @@ class ActionDecoder:
                 actions = np.where(rows[:, None], np.float32(0.0), actions)
                 bad = rows
         v = self._squash(actions, view)
-        power = v[self._fire_power_row]
-        fire = v[self._fire_decision_row] >= _ZERO
+        power = self._fire_power  # a row of v
+        fire = self._fire_decision >= _ZERO
         np.logical_and(fire, view.gun_heat == _ZERO, out=fire)
         np.logical_and(fire, view.energy > power, out=fire)
         if bad is not None:

@@ -82,13 +82,28 @@ class ObservationEncoder:
         self.previous_speed = np.zeros(n_bots)
         self._arena = np.full((2, n_bots), np.nan)  # the sizes the divisors were set for
         self._far_walls = np.zeros((2, n_bots))  # arena width, height - 18
-        self._points = np.zeros((2, 3, n_bots))  # x, y of the goto point, aim point, enemy
+        self._init_views(n_bots)
+
+    def _init_views(self, n_bots: int) -> None:
+        """Views of the buffers, made once: making one costs about a third of a one-element
+        operation, and a turn writes some twenty row blocks."""
+        s = self._sources
+        self._block = {g: s[sl] for g, sl in self._groups.items()}  # [k, B] per group
+        self._line = {g: tuple(s[sl]) for g, sl in self._groups.items()}  # its [B] rows
         own = self._groups["own"].start
-        self._own_xy = self._sources[own : own + 2]  # [2, B] views of the own.x, own.y rows
+        self._own_xy = s[own : own + 2]  # [2, B] the own.x, own.y rows
         self._own_xy_column = self._own_xy[:, None]  # [2, 1, B], against the points
         n_own = len(RAW_GROUPS["own"])  # the own rows as one flat view, filled by one concatenate
-        self._own_rows = self._sources.reshape(-1)[own * n_bots : (own + n_own) * n_bots]
-        self._row = {g: sl.start for g, sl in self._groups.items()}
+        self._own_rows = s.reshape(-1)[own * n_bots : (own + n_own) * n_bots]
+        if "walls" in self._block:  # x - 18, y - 18 rows, then the far-wall rows
+            self._walls_near, self._walls_far = self._block["walls"][:2], self._block["walls"][2:]
+        p = self._points = np.zeros((2, 3, n_bots))  # x, y of the goto point, aim point, enemy
+        self._commands_xy, self._enemy_xy = p[:, :2], p[:, 2]
+        offset = self._offset = np.empty((2, 3, n_bots))  # the points minus our position
+        self._distance_dx, self._distance_dy = offset[0, ::2], offset[1, ::2]  # goto, enemy
+        self._bearing_dx, self._bearing_dy = offset[0, 1:], offset[1, 1:]  # aim point, enemy
+        distance = self._distance = np.empty((2, n_bots))
+        self._goto_distance, self._enemy_distance = distance[0], distance[1]
 
     def _init_normalisers(self, contract: Contract) -> None:
         """Per-feature divisor [F, B], clip bounds [F, 1] and the sin/cos rows with their phase."""
@@ -173,50 +188,50 @@ class ObservationEncoder:
             self._div[rows["arena_diagonal"]] = np.hypot(w, h)
 
     def _fill_sources(self, view: BotView, tracker: EnemyTracker, targets: Targets) -> None:
-        s, row = self._sources, self._row
+        block, line = self._block, self._line
         v = view  # the seven own rows (RAW_GROUPS order) in one call
         own = (v.x, v.y, v.speed, v.energy, v.gun_heat, v.direction, v.turn_rate)
         np.concatenate(own, out=self._own_rows)
-        if "acceleration" in row:
-            np.subtract(view.speed, self.previous_speed, out=s[row["acceleration"]])
-        self.previous_speed[:] = view.speed
-        if "walls" in row:  # x - 18, y - 18, then the far walls minus x, y
-            r = row["walls"]
-            np.subtract(self._own_xy, _BOT_RADIUS, out=s[r : r + 2])
-            np.subtract(self._far_walls, self._own_xy, out=s[r + 2 : r + 4])
-        if "enemy" in row:
-            s[self._groups["enemy"]] = tracker.estimate
-        if "history" in row:
-            tracker.history(out=s[self._groups["history"]])
+        if "acceleration" in line:
+            np.subtract(view.speed, self.previous_speed, out=line["acceleration"][0])
+        np.copyto(self.previous_speed, view.speed)
+        if "walls" in block:
+            np.subtract(self._own_xy, _BOT_RADIUS, out=self._walls_near)
+            np.subtract(self._far_walls, self._own_xy, out=self._walls_far)
+        if "enemy" in block:
+            np.copyto(block["enemy"], tracker.estimate)
+        if "history" in block:
+            tracker.history(out=block["history"])
         self._fill_relative(view, tracker, targets)
 
     def _fill_relative(self, view: BotView, tracker: EnemyTracker, targets: Targets) -> None:
         """Distance to the goto point and the enemy, gun bearings of the aim point and the enemy;
         one offset, one distance and one bearing computation for all of them. The command
         features are 0 before the first decision."""
-        s, row = self._sources, self._row
-        if not {"enemy_relative", "aim", "goto"} & row.keys():
+        line = self._line
+        if not {"enemy_relative", "aim", "goto"} & line.keys():
             return
-        p = self._points  # columns: goto, aim, enemy; distances use 0 and 2, bearings 1 and 2
-        p[:, :2] = targets.points
-        p[:, 2] = tracker.estimate[:2]
-        offset = np.subtract(p, self._own_xy_column)
-        distance = np.hypot(offset[0, ::2], offset[1, ::2])
-        if "goto" in row:
-            s[row["goto"]] = np.where(targets.active, distance[0], _ZERO)
-        if "enemy_relative" not in row and "aim" not in row:
+        # the points' columns: goto, aim, enemy; distances use 0 and 2, bearings 1 and 2
+        np.copyto(self._commands_xy, targets.points)
+        np.copyto(self._enemy_xy, tracker.xy)
+        np.subtract(self._points, self._own_xy_column, out=self._offset)
+        np.hypot(self._distance_dx, self._distance_dy, out=self._distance)
+        if "goto" in line:
+            np.copyto(line["goto"][0], np.where(targets.active, self._goto_distance, _ZERO))
+        if "enemy_relative" not in line and "aim" not in line:
             return
-        bearings = offset_bearing_unchecked(offset[0, 1:], offset[1, 1:], view.gun_direction)
-        if "aim" in row:
-            np.multiply(np.abs(bearings[0]), targets.active, out=s[row["aim"]])
-        if "enemy_relative" in row:
-            r = row["enemy_relative"]
-            s[r], s[r + 1] = bearings[1], distance[1]
+        bearings = offset_bearing_unchecked(self._bearing_dx, self._bearing_dy, view.gun_direction)
+        if "aim" in line:
+            np.multiply(np.abs(bearings[0]), targets.active, out=line["aim"][0])
+        if "enemy_relative" in line:
+            bearing_row, distance_row = line["enemy_relative"]
+            np.copyto(bearing_row, bearings[1])
+            np.copyto(distance_row, self._enemy_distance)
 
     def enemy_geometry(self) -> tuple[F64, F64] | None:
         """The last encoded gun bearing and distance of the enemy estimate (what
         EnemyTracker.gun_geometry computes), or None if the contract has no such features."""
-        if "enemy_relative" not in self._groups:
+        if "enemy_relative" not in self._line:
             return None
-        r = self._groups["enemy_relative"].start
-        return self._sources[r], self._sources[r + 1]
+        bearing_row, distance_row = self._line["enemy_relative"]
+        return bearing_row, distance_row

@@ -80,6 +80,9 @@ class EnemyTracker:
         """[6, B] the estimate, rows in ESTIMATE_FIELDS order; x, y, ... below are its rows
         (fire_power: the fire power detected at this tick, 0 when none)."""
         self.x, self.y, self.speed, self.energy, self.direction, self.fire_power = self.estimate
+        self.xy = self.estimate[:2]
+        """[2, B] the x and y rows of the estimate."""
+        self._history_rows = self.estimate[: len(HISTORY_FIELDS)]
         self.turns_since_scan = np.zeros(n_bots, dtype=np.int64)
         self.known = np.zeros(n_bots, dtype=np.bool_)
         self._zap_turn = np.zeros(n_bots, dtype=np.int64)  # last hit turn + MAX_INACTIVITY_TURNS
@@ -149,7 +152,7 @@ class EnemyTracker:
         return out
 
     def _push_history(self) -> None:
-        self._ring[self._head] = self.estimate[: len(HISTORY_FIELDS)]
+        self._ring[self._head] = self._history_rows
         self._head = (self._head + 1) % HISTORY_TURNS
         self._order = self._orders[self._head]
 
@@ -205,7 +208,7 @@ class EnemyTracker:
             steps, far = self._steps, self._far_walls
             np.cos(rad, out=steps[0])
             np.sin(rad, out=steps[1])
-            xy = self.estimate[:2]
+            xy = self.xy
             np.add(xy, np.multiply(steps, self.speed), out=xy)
             np.subtract(view.arena_width, _BOT_RADIUS, out=far[0])
             np.subtract(view.arena_height, _BOT_RADIUS, out=far[1])
