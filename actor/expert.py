@@ -24,7 +24,13 @@ F64 = npt.NDArray[np.float64]
 EXPERT_DIMS = ("goto_x", "goto_y", "aim_x", "aim_y", "fire_decision", "fire_power")
 FIRE_WITHIN_DEG = 3.0
 ORBIT_STEP = 150.0
-RADIAL_STEP = 80.0
+RADIAL_BEND = np.radians(30.0)
+"""How far the travel direction bends away from square to the enemy to open or close the range."""
+MAX_TURN_AWAY = np.radians(60.0)
+"""The travel direction stays within this angle of the way the bot moves."""
+SMOOTHING_BENDS = np.radians([-20.0, 20.0, -40.0, 40.0, -60.0, 60.0, -80.0, 80.0, -100.0, -120.0])
+"""Bends of the travel direction tried in turn when its point lies in a wall (+ = towards the
+enemy for either side)."""
 WALL_MARGIN = 40.0
 RAW_LIMIT = 6.0
 LEAD = 0.75
@@ -44,6 +50,11 @@ _FEATURES = (
     "enemy_heading_cos",
     "gun_remaining",
 )
+
+
+def _wrap(angle: F64) -> F64:
+    """Radians folded into [-pi, pi)."""
+    return np.asarray((angle + np.pi) % (2.0 * np.pi) - np.pi)
 
 
 def _logit(p: F64) -> F64:
@@ -109,17 +120,32 @@ class GotoAimExpert:
         vy = sign * f(obs, "own_heading_sin")
         # +1: counter-clockwise side (to_enemy + 90 deg); the side we already move towards
         side = np.where(-np.sin(to_enemy) * vx + np.cos(to_enemy) * vy >= 0.0, 1.0, -1.0)
+        # the travel direction: square to the enemy, bent outwards below NEAR, inwards beyond FAR,
+        # and never more than MAX_TURN_AWAY from the way we move (so the goto turns, not reverses)
         radial = np.where(distance < NEAR, -1.0, np.where(distance > FAR, 1.0, 0.0))
-
-        def point(s: F64) -> tuple[F64, F64]:
-            a = to_enemy + s * np.pi / 2.0
-            x = ox + ORBIT_STEP * np.cos(a) + RADIAL_STEP * radial * np.cos(to_enemy)
-            y = oy + ORBIT_STEP * np.sin(a) + RADIAL_STEP * radial * np.sin(to_enemy)
-            return x, y
-
-        x, y = point(side)
+        moving = np.arctan2(vy, vx)
+        wanted = to_enemy + side * (np.pi / 2.0 - radial * RADIAL_BEND)
+        off = np.clip(_wrap(wanted - moving), -MAX_TURN_AWAY, MAX_TURN_AWAY)
+        travel = moving + off
         m = WALL_MARGIN
-        blocked = (x < m) | (x > self.width - m) | (y < m) | (y > self.height - m)
-        ax, ay = point(-side)
-        x, y = np.where(blocked, ax, x), np.where(blocked, ay, y)
+        # wall smoothing: the first bend of the travel direction whose point lies inside the
+        # walls, keeping ahead of us if any does; the side flips only when no bend helps
+        x, y = np.full_like(ox, np.nan), np.full_like(oy, np.nan)
+        settled = np.zeros(ox.shape, dtype=np.bool_)
+        for ahead_only in (True, False):
+            for bend in (0.0, *SMOOTHING_BENDS):
+                a = travel + side * bend
+                bx, by = ox + ORBIT_STEP * np.cos(a), oy + ORBIT_STEP * np.sin(a)
+                ok = self._inside(bx, by, m)
+                if ahead_only:
+                    ok &= np.abs(_wrap(a - moving)) <= np.pi / 2.0
+                take = ~settled & ok
+                x, y = np.where(take, bx, x), np.where(take, by, y)
+                settled |= take
+        a = to_enemy - side * np.pi / 2.0
+        fx, fy = ox + ORBIT_STEP * np.cos(a), oy + ORBIT_STEP * np.sin(a)
+        x, y = np.where(settled, x, fx), np.where(settled, y, fy)
         return np.clip(x, m, self.width - m), np.clip(y, m, self.height - m)
+
+    def _inside(self, x: F64, y: F64, m: float) -> npt.NDArray[np.bool_]:
+        return np.asarray((x >= m) & (x <= self.width - m) & (y >= m) & (y <= self.height - m))
