@@ -13,25 +13,50 @@ import numpy as np
 
 from shared.finite import FloatArray, Num, like, require_finite
 
-# Folds as table lookups: r - shifts[number of edges <= r]. One searchsorted, one take and one
-# subtract replace a comparison plus a masked add per edge (masked ufuncs are several times slower
-# than plain ones, and these run several times per bot and turn). Subtracting 0.0 leaves every
-# value, -0.0 included, bit for bit, so the results equal those of the masked version.
-_RELATIVE_EDGES, _RELATIVE_SHIFTS = np.array([-180.0, 180.0]), np.array([-360.0, 0.0, 360.0])
-_NEGATIVE_EDGES, _NEGATIVE_SHIFTS = np.array([0.0]), np.array([-360.0, 0.0])
-_FULL_TURN_EDGES, _FULL_TURN_SHIFTS = np.array([360.0]), np.array([0.0, 360.0])
+_MASKED_FROM = 64
+"""Arrays of at least this many elements fold with comparisons and `where` (a few fast passes
+over memory); smaller ones with one table lookup (fewest numpy calls, which dominate at B = 1)."""
+
+
+class _Fold:
+    """r - shifts[number of edges <= r], for sorted edges and one shift per interval.
+
+    Small arrays: one searchsorted, one take and one subtract replace a comparison plus a masked
+    add per edge (masked ufuncs are several times slower than plain ones, and these run several
+    times per bot and turn). Large arrays: r - shifts[0], then per edge where(r >= edge, r - shift,
+    .); binary search per element costs more there than a few vectorised passes. Both subtract the
+    same shift from each element, and subtracting 0.0 leaves every value, -0.0 included, bit for
+    bit, so both give the results of the masked version exactly.
+    """
+
+    def __init__(self, edges: list[float], shifts: list[float]):
+        self._edges, self._shifts = np.array(edges), np.array(shifts)
+        self._first = np.array(shifts[0])
+        self._steps = [(np.array(e), np.array(s)) for e, s in zip(edges, shifts[1:], strict=True)]
+
+    def __call__(self, r: Any) -> FloatArray:
+        if r.size < _MASKED_FROM:
+            result: FloatArray = np.subtract(
+                r, self._shifts.take(self._edges.searchsorted(r, "right"))
+            )
+            return result
+        folded = r if not self._first else np.subtract(r, self._first)
+        for edge, shift in self._steps:
+            shifted = r if not shift else np.subtract(r, shift)
+            folded = np.where(np.greater_equal(r, edge), shifted, folded)
+        return np.asarray(folded)
+
+
+_fold_relative = _Fold([-180.0, 180.0], [-360.0, 0.0, 360.0])
+_fold_negative = _Fold([0.0], [-360.0, 0.0])
+_fold_full_turn = _Fold([360.0], [0.0, 360.0])
 _FULL_TURN = np.array(360.0)  # a 0-d array: numpy converts a Python float operand on every call
-
-
-def _fold(r: Any, edges: FloatArray, shifts: FloatArray) -> FloatArray:
-    result: FloatArray = np.subtract(r, shifts.take(edges.searchsorted(r, "right")))
-    return result
 
 
 def _fold_absolute(r: Any) -> FloatArray:
     """(-360, 360) -> [0, 360): +360 below 0, then 360 back to 0 (a tiny negative + 360 rounds
     to 360)."""
-    return _fold(_fold(r, _NEGATIVE_EDGES, _NEGATIVE_SHIFTS), _FULL_TURN_EDGES, _FULL_TURN_SHIFTS)
+    return _fold_full_turn(_fold_negative(r))
 
 
 def normalize_absolute_angle(angle_deg: Num) -> Num:
@@ -48,7 +73,7 @@ def normalize_relative_angle(angle_deg: Num) -> Num:
 
 def relative_unchecked(angle_deg: FloatArray | float) -> FloatArray:
     """normalize_relative_angle's kernel, for finite float64 arrays (no check; a new array)."""
-    return _fold(np.fmod(angle_deg, _FULL_TURN), _RELATIVE_EDGES, _RELATIVE_SHIFTS)
+    return _fold_relative(np.fmod(angle_deg, _FULL_TURN))
 
 
 def _direction(dx: Any, dy: Any) -> FloatArray:
