@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from actor.actions import Targets
 from actor.tracker import ESTIMATE_FIELDS, HISTORY_FIELDS, EnemyTracker
-from shared.angles import offset_bearing_unchecked
+from shared.angles import offset_bearing_unchecked, turn_remainder
 from shared.botview import BotView
 from shared.contracts import HISTORY_TURNS, Contract, ContractError
 from shared.game_constants import BOT_RADIUS
@@ -53,7 +53,7 @@ _TRIG_PHASE = {"sin": 0.0, "cos": 0.5 * np.pi}  # cos(a) = sin(a + pi/2)
 
 # Operands of the per-turn path as 0-d arrays: numpy converts a Python float operand on every
 # call, about half the cost of a one-element operation. Same values, same bits.
-_BOT_RADIUS, _FULL_TURN, _RADIANS = np.array(BOT_RADIUS), np.array(360.0), np.array(np.pi / 180)
+_BOT_RADIUS, _RADIANS = np.array(BOT_RADIUS), np.array(np.pi / 180)
 _ZERO = np.array(0.0)
 
 
@@ -163,7 +163,7 @@ class ObservationEncoder:
         sine taken in float32 (the output's precision; several times faster than float64; the
         ufunc's float32 loop casts its input exactly as astype would)."""
         trig = y.take(self._trig, axis=0, out=self._trig_angles)
-        np.fmod(trig, _FULL_TURN, out=trig)
+        turn_remainder(trig, out=trig)
         np.multiply(trig, _RADIANS, out=trig)
         np.add(trig, self._phase, out=trig)
         out[self._trig] = np.sin(trig, dtype=np.float32)

@@ -23,7 +23,7 @@ Conventions chosen here:
 import numpy as np
 import numpy.typing as npt
 
-from shared.angles import bearing_to, relative_unchecked
+from shared.angles import bearing_to, relative_unchecked, turn_remainder
 from shared.botview import BotView
 from shared.contracts import HISTORY_TURNS
 from shared.finite import require_finite
@@ -60,7 +60,6 @@ WALL_STOP_MARGIN = 1.0
 # Operands of the per-turn path as 0-d arrays: numpy converts a Python float or int operand on
 # every call, about half the cost of a one-element operation. Same values, same bits.
 _DEGREES, _RADIANS = np.array(180.0 / np.pi), np.array(np.pi / 180.0)
-_FULL_TURN = np.array(360.0)
 _BOT_RADIUS, _BOT_DIAMETER = np.array(BOT_RADIUS), np.array(2.0 * BOT_RADIUS)
 _RADAR_MAX, _RADAR_MIN = np.array(MAX_RADAR_TURN_RATE), np.array(-MAX_RADAR_TURN_RATE)
 _WIDEN_AFTER, _ONE_TURN = np.array(WIDEN_AFTER_MISSES, np.int64), np.array(1, np.int64)
@@ -204,7 +203,7 @@ class EnemyTracker:
         speed, kept inside the arena (before the first scan the speed is 0: no move)."""
         if n_scanned < self.n_bots:
             # cos/sin in float32: plenty for an estimate, and SIMD-fast; x and y move together
-            rad = np.multiply(np.fmod(self.direction, _FULL_TURN), _RADIANS).astype(np.float32)
+            rad = np.multiply(turn_remainder(self.direction), _RADIANS).astype(np.float32)
             steps, far = self._steps, self._far_walls
             np.cos(rad, out=steps[0])
             np.sin(rad, out=steps[1])

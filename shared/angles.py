@@ -13,6 +13,8 @@ import numpy as np
 
 from shared.finite import FloatArray, Num, like, require_finite
 
+_FULL_TURN = np.array(360.0)  # a 0-d array: numpy converts a Python float operand on every call
+_MINUS_FULL_TURN = np.array(-360.0)
 _MASKED_FROM = 64
 """Arrays of at least this many elements fold with comparisons and `where` (a few fast passes
 over memory); smaller ones with one table lookup (fewest numpy calls, which dominate at B = 1)."""
@@ -47,10 +49,22 @@ class _Fold:
         return np.asarray(folded)
 
 
+def turn_remainder(angle_deg: Any, out: FloatArray | None = None) -> FloatArray:
+    """fmod(angle, 360) of a finite float64 array (no check), optionally in place. fmod is the
+    identity on (-360, 360), so large arrays already inside skip it: two reductions cost a fraction
+    of fmod's per-element division, and the result is the same bit for bit."""
+    a = np.asarray(angle_deg)
+    if a.size >= _MASKED_FROM and a.max() < _FULL_TURN and a.min() > _MINUS_FULL_TURN:
+        if out is None or out is a:
+            return a
+        np.copyto(out, a)
+        return out
+    return np.fmod(a, _FULL_TURN, out=out)
+
+
 _fold_relative = _Fold([-180.0, 180.0], [-360.0, 0.0, 360.0])
 _fold_negative = _Fold([0.0], [-360.0, 0.0])
 _fold_full_turn = _Fold([360.0], [0.0, 360.0])
-_FULL_TURN = np.array(360.0)  # a 0-d array: numpy converts a Python float operand on every call
 
 
 def _fold_absolute(r: Any) -> FloatArray:
@@ -73,7 +87,7 @@ def normalize_relative_angle(angle_deg: Num) -> Num:
 
 def relative_unchecked(angle_deg: FloatArray | float) -> FloatArray:
     """normalize_relative_angle's kernel, for finite float64 arrays (no check; a new array)."""
-    return _fold_relative(np.fmod(angle_deg, _FULL_TURN))
+    return _fold_relative(turn_remainder(angle_deg))
 
 
 def _direction(dx: Any, dy: Any) -> FloatArray:
