@@ -59,7 +59,8 @@ def turn_remainder(angle_deg: Any, out: FloatArray | None = None) -> FloatArray:
             return a
         np.copyto(out, a)
         return out
-    return np.fmod(a, _FULL_TURN, out=out)
+    result: FloatArray = np.fmod(a, _FULL_TURN, out=out)
+    return result
 
 
 _fold_relative = _Fold([-180.0, 180.0], [-360.0, 0.0, 360.0])

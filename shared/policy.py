@@ -166,7 +166,12 @@ class NumpyPolicy:
         rows = self._rows
         if rows is None or rows[0] != n:
             b_actor, b_critic = self._actor[-1][1], self._critic[-1][1]
-            rows = (n, *(np.tile(v, (n, 1)) for v in (b_actor, b_critic, self.std)))
+            rows = (
+                n,
+                np.tile(b_actor, (n, 1)),
+                np.tile(b_critic, (n, 1)),
+                np.tile(self.std, (n, 1)),
+            )
             self._rows = rows
         return rows[1], rows[2], rows[3]
 
