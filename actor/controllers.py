@@ -12,8 +12,12 @@ import numpy.typing as npt
 
 from shared.angles import bearing_to, offset_bearing_unchecked, relative_unchecked
 from shared.finite import require_finite
-from shared.game_constants import MAX_GUN_TURN_RATE
-from shared.movement import forward_target_speed_unchecked, max_turn_rate_unchecked
+from shared.game_constants import MAX_GUN_TURN_RATE, MAX_SPEED
+from shared.movement import (
+    forward_target_speed_unchecked,
+    max_turn_rate_unchecked,
+    turn_limited_speed_unchecked,
+)
 
 F64 = npt.NDArray[np.float64]
 
@@ -21,11 +25,18 @@ ARRIVAL_DISTANCE = 1.0
 """A goto target closer than this is reached: no turn, brake toward 0."""
 
 REVERSE_BEARING_DEG = 90.0
-"""Drive backwards when the target's |bearing| exceeds this."""
+"""From rest, drive backwards when the target's |bearing| exceeds this."""
+
+KEEP_DIRECTION_DEG = 165.0
+"""While moving, keep the way the bot moves (forward or backward) until the target lies more
+than this off it: a target that slips a little behind is reached by turning, not by braking
+into a reversal (which turns an imprecise goto point into speed sign flips)."""
 
 # Operands of the per-turn path as 0-d arrays: numpy converts a Python float operand on every
 # call, about half the cost of a one-element operation. Same values, same bits.
 _ARRIVAL, _REVERSE = np.array(ARRIVAL_DISTANCE), np.array(REVERSE_BEARING_DEG)
+_KEEP_MARGIN = np.array(KEEP_DIRECTION_DEG - REVERSE_BEARING_DEG)
+_RADIANS, _MAX_SPEED = np.array(np.pi / 180.0), np.array(MAX_SPEED)
 _HALF_TURN = np.array(180.0)
 _GUN_MAX, _GUN_MIN = np.array(MAX_GUN_TURN_RATE), np.array(-MAX_GUN_TURN_RATE)
 _DRIVE_SIGN = np.array([1.0, -1.0])
@@ -44,13 +55,18 @@ def goto(
 def steer(bearing: F64, distance: F64, speed: F64) -> tuple[F64, F64]:
     """The goto law, given the target's body bearing and distance: (turn rate, target speed).
 
-    Forward or reverse by |bearing| > 90; the body steers by the effective bearing (the bearing
-    of the bot's rear when reversing), clamped to max_turn_rate(speed). The speed planner gets
-    the speed relative to the chosen drive direction, so while |speed| > 2 a reversal first
-    brakes by 2 per turn and never asks for the opposite sign (no server zero-crossing brake).
+    Drive direction: from rest, reverse when |bearing| > 90; while moving, keep the current
+    direction until the target lies more than KEEP_DIRECTION_DEG off it. The body steers by
+    the effective bearing (the bearing of the bot's rear when reversing), clamped to
+    max_turn_rate(speed), and the speed is capped so that the tightest turn still drives
+    through the target (turn_limited_speed): a target off to the side slows the bot down to
+    turn onto it instead of circling past it. The speed planner gets the speed relative to the
+    chosen drive direction, so while |speed| > 2 a reversal first brakes by 2 per turn and
+    never asks for the opposite sign (no server zero-crossing brake).
     Inputs must be finite (no check here).
     """
-    reverse = np.abs(bearing) > _REVERSE
+    threshold = np.multiply(np.sign(speed), _KEEP_MARGIN)  # +75 forward, -75 backward, 0 at rest
+    reverse = np.abs(bearing) > np.add(threshold, _REVERSE, out=threshold)
     effective = bearing
     if np.count_nonzero(reverse):
         effective = np.where(reverse, relative_unchecked(bearing + _HALF_TURN), bearing)
@@ -60,11 +76,12 @@ def steer(bearing: F64, distance: F64, speed: F64) -> tuple[F64, F64]:
     moving = distance >= _ARRIVAL
     np.multiply(turn_rate, moving, out=turn_rate)
     sign = _DRIVE_SIGN.take(reverse)
+    distance = np.multiply(distance, moving)
+    abs_sin = np.abs(np.sin(np.multiply(effective, _RADIANS)))
+    cap = np.minimum(turn_limited_speed_unchecked(distance, abs_sin), _MAX_SPEED)
     # braking (distance 0) is odd in the speed, so `sign` cancels out for arrived bots; the
     # planner sees a forward move (distance >= 0), for which its mirroring is the identity
-    relative = forward_target_speed_unchecked(
-        np.multiply(sign, speed), np.multiply(distance, moving)
-    )
+    relative = forward_target_speed_unchecked(np.multiply(sign, speed), distance, cap)
     return turn_rate, np.multiply(relative, sign, out=relative)
 
 

@@ -169,7 +169,9 @@ V1 = Contract(
 
 V2 = Contract(
     name="v2",
-    decoder="goto_aim: goto controller (sign-correct speed planner), aimTo controller "
+    decoder="goto_aim: goto controller (sign-correct speed planner; the drive direction kept "
+    "while moving until the target lies 165 deg off it, from rest reverse beyond 90 deg; speed "
+    "capped so the tightest turn drives through the target), aimTo controller "
     "(+-20 deg/turn); adjust_gun_for_body_turn, adjust_radar_for_gun_turn, "
     "adjust_radar_for_body_turn; fire when fire_decision >= 0 and gun_heat == 0; "
     "radar by EnemyTracker",

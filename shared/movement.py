@@ -1,7 +1,8 @@
 """Bot-side movement math: turn limits, the speed planner and the stop distance.
 
 Exactly the official Bot API helpers as bot-math.md states them (getNewTargetSpeed,
-calcMaxTurnRate, getDistanceTraveledUntilStop). Used by the goto controller and the scripted
+calcMaxTurnRate, getDistanceTraveledUntilStop), and the turn-limited speed of the goto
+controller (ours, not the Bot API's). Used by the goto controller and the scripted
 opponents' emulation of blocking moves. Floats in, floats out; arrays in, arrays out. The public
 functions reject non-finite input naming the argument; the goto controller, whose inputs
 actor.brain has checked once per BotView, calls their `*_unchecked` kernels.
@@ -56,6 +57,34 @@ def _max_deceleration(backward_speed: FloatArray) -> FloatArray:
     result: FloatArray = (
         np.minimum(_ONE, decel_time) * _DECEL_0D + np.maximum(_ZERO, accel_time) * _ACCEL_0D
     )
+    return result
+
+
+def turn_limited_speed(distance: Num, bearing_deg: Num) -> Num:
+    """Largest speed from which a bot, turning at max_turn_rate of that speed, still drives
+    through a point `distance` away at `bearing_deg` off its heading (at most 10 / 0.75 = 13.3).
+
+    The circle tangent to the heading through the point has radius R = d / (2 |sin bearing|);
+    at speed v the tightest circle has radius v / (maxTurn(v) * pi / 180), so
+    v <= 10 k d / (2 |sin bearing| + 0.75 k d) with k = pi / 180. Straight ahead (or behind)
+    the limit is at least 10 / 0.75; at the point itself (distance 0) it is 0.
+    """
+    require_finite("distance", distance)
+    require_finite("bearing_deg", bearing_deg)
+    d = np.asarray(distance, dtype=np.float64)
+    sin = np.abs(np.sin(np.radians(np.asarray(bearing_deg, dtype=np.float64))))
+    return like(distance, turn_limited_speed_unchecked(d, sin))
+
+
+_K_TURN = np.array(MAX_TURN_RATE * np.pi / 180.0)  # 10 k
+_K_SLOPE = np.array(0.75 * np.pi / 180.0)  # 0.75 k
+_TINY = np.array(1e-12)
+
+
+def turn_limited_speed_unchecked(distance: FloatArray, abs_sin_bearing: FloatArray) -> FloatArray:
+    """turn_limited_speed's kernel from |sin(bearing)|; finite inputs, distance >= 0, no check."""
+    below = np.maximum(_K_SLOPE * distance + _TWO * abs_sin_bearing, _TINY)  # 0 / tiny = 0
+    result: FloatArray = _K_TURN * distance / below
     return result
 
 

@@ -1,6 +1,7 @@
-"""actor.controllers: goto (forward/reverse choice, steering, the sign-correct speed planner,
-arrival) and aimTo (direction and the +-20 cap), including a goto simulated with the server's
-speed rule. Tank Royale convention: a positive rate turns left (counter-clockwise); seed 000's
+"""actor.controllers: goto (forward/reverse choice with its hysteresis, steering, the
+turn-limited speed, the sign-correct speed planner, arrival) and aimTo (direction and the +-20
+cap), including gotos simulated with the server's speed rule. Tank Royale convention: a
+positive rate turns left (counter-clockwise); seed 000's
 "target to the right -> positive" wording predates that convention, so right is negative here."""
 
 import math
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from actor.controllers import aim_to, goto, goto_and_aim
-from shared.movement import max_turn_rate, new_target_speed
+from shared.movement import max_turn_rate, new_target_speed, turn_limited_speed
 
 
 def a(*values: float) -> np.ndarray:
@@ -104,6 +105,34 @@ def test_reversal_at_full_speed_never_requests_the_opposite_sign_while_fast() ->
     assert new_speeds[:4] == [6.0, 4.0, 2.0, 0.0]  # brakes by 2, no zero-crossing super brake
     assert min(new_speeds) == -8.0  # then drives backwards at full speed
     assert abs(x - 150.0) < 1.0 and y == 300.0 and heading == 0.0  # arrived, never turned round
+
+
+def test_moving_forward_keeps_driving_forward_until_the_target_is_165_deg_off() -> None:
+    # at speed 6, targets 100 away at bearings 120 and 170 (left): turn forward, then reverse
+    x, y, heading = a(400, 400), a(300, 300), a(0, 0)
+    tx, ty = 400 + 100 * np.cos(np.radians([120, 170])), 300 + 100 * np.sin(np.radians([120, 170]))
+    turn, target = goto(x, y, heading, a(6, 6), tx, ty)
+    assert target[0] > 0 and turn[0] == pytest.approx(max_turn_rate(6.0))  # turns left, forward
+    assert 0 < target[1] == 4.0  # reversing: brakes by 2 first
+    # moving backwards the same: keep reversing unless the target is within 15 deg of the nose
+    # (the rear sees the targets at -60 and -10 deg; the first caps the speed to turn onto it)
+    turn, target = goto(x, y, heading, a(-6, -6), tx, ty)
+    assert target[0] == pytest.approx(-turn_limited_speed(100.0, 60.0)) and target[1] == -7.0
+
+
+def test_target_off_to_the_side_slows_the_bot_to_turn_onto_it() -> None:
+    # full speed, the point 60 away square to the left: brake and turn, never reverse, arrive
+    trace, (x, y, _) = run_goto(400.0, 300.0, 0.0, 8.0, 400.0, 360.0, turns=60)
+    speeds = [new for _, _, new in trace]
+    assert min(speeds) >= 0.0 and speeds[:2] == [6.0, 4.0]
+    assert math.hypot(x - 400.0, y - 360.0) < 1.0
+
+
+def test_goto_drives_round_a_point_behind_without_reversing_while_fast() -> None:
+    # a point 60 behind and 40 to the side at full speed: slows and turns round, forward
+    trace, (x, y, _) = run_goto(400.0, 300.0, 0.0, 8.0, 340.0, 340.0, turns=80)
+    assert min(new for _, _, new in trace) >= 0.0
+    assert math.hypot(x - 340.0, y - 340.0) < 1.0
 
 
 def test_aim_to_turns_toward_the_point_and_caps_at_20() -> None:

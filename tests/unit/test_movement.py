@@ -11,6 +11,7 @@ from shared.movement import (
     max_speed_for_distance,
     max_turn_rate,
     new_target_speed,
+    turn_limited_speed,
 )
 
 
@@ -95,6 +96,23 @@ def test_non_finite_inputs_raise_naming_the_argument() -> None:
         new_target_speed(0.0, 10.0, math.inf)
     with pytest.raises(ValueError, match="distance"):
         max_speed_for_distance(math.inf)
+
+
+def test_turn_limited_speed_drives_through_the_point_on_the_tightest_circle() -> None:
+    rng = np.random.default_rng(3)
+    distance, bearing = rng.uniform(1.0, 400.0, 1000), rng.uniform(-180.0, 180.0, 1000)
+    v = turn_limited_speed(distance, bearing)
+    # at speed v the tightest circle (radius v / maxTurn(v) in radians) is the one tangent to
+    # the heading through the point: radius d / (2 |sin bearing|)
+    radius = v / np.radians(max_turn_rate(np.minimum(v, 8.0)))
+    through = distance / (2.0 * np.abs(np.sin(np.radians(bearing))))
+    slow = v < 8.0
+    np.testing.assert_allclose(radius[slow], through[slow], rtol=1e-9)
+    assert turn_limited_speed(100.0, 0.0) == pytest.approx(10.0 / 0.75)  # straight ahead
+    assert turn_limited_speed(0.0, 0.0) == 0.0 and turn_limited_speed(0.0, 90.0) == 0.0
+    assert turn_limited_speed(50.0, 90.0) < turn_limited_speed(50.0, 30.0) < 8.0
+    with pytest.raises(ValueError, match="bearing_deg"):
+        turn_limited_speed(10.0, math.nan)
 
 
 def _random_planner_inputs(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
