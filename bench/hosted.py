@@ -14,7 +14,8 @@ Prints a short table, then as its last line one JSON object: turns_per_s (b),
 client_ceiling_turns_per_s (a), ratio, server_us_per_turn (the server's critical path of a
 turn: engine step, the bots' messages built, serialised and written; mean over (b)).
 With --bound it also runs (c): the same two bots against an instant responder, the most any
-server could reach on this machine at this load.
+server could reach on this machine at this load, and adds (b) / (c) to the JSON as
+ratio_to_bound (how close our server comes to a server that costs nothing).
 Usage: python bench/hosted.py [--turns N] [--pairs K] [--bound]
 """
 
@@ -207,13 +208,23 @@ def main() -> None:
           f"  (p50 {median(ceilings, 'p50_ms'):.2f} ms/turn)")  # fmt: skip
     print(f"(b) hosted 1v1 on ArenaServer, TPS -1         {rate:7.0f} turns/s"
           f"  ({sum(h['skipped_turns'] for h in hosted):.0f} skipped turns)")  # fmt: skip
+    figures = {
+        "turns_per_s": round(rate, 1),
+        "client_ceiling_turns_per_s": round(ceiling, 1),
+        "ratio": round(ratio, 3),
+        "server_us_per_turn": round(server_us, 1),
+    }
     if bounds:
         bound_ratio = statistics.median(
             b["turns_per_s"] / c["turns_per_s"] for c, b in zip(ceilings, bounds, strict=True)
         )
+        to_bound = statistics.median(
+            h["turns_per_s"] / b["turns_per_s"] for h, b in zip(hosted, bounds, strict=True)
+        )
+        figures["ratio_to_bound"] = round(to_bound, 3)
         print(f"(c) 2 bots, instant 2-bot responder          "
               f"{median(bounds, 'turns_per_s'):7.0f} turns/s  (ratio bound for any server "
-              f"{bound_ratio:.2f})")  # fmt: skip
+              f"{bound_ratio:.2f}; (b)/(c) {to_bound:.2f})")  # fmt: skip
     pairs = zip(ceilings, hosted, strict=True)
     per_pair = ", ".join(f"{c['turns_per_s']:.0f}/{h['turns_per_s']:.0f}" for c, h in pairs)
     print(f"    per pair (a)/(b) turns/s: {per_pair}")
@@ -221,12 +232,7 @@ def main() -> None:
           f"{median(hosted, 'observer_us_per_turn'):.0f} us; process CPU (server + controller) "
           f"{median(hosted, 'process_cpu_us_per_turn'):.0f} us")  # fmt: skip
     print(f"ratio {ratio:.2f} (goal >= 0.8)")
-    print(json.dumps({
-        "turns_per_s": round(rate, 1),
-        "client_ceiling_turns_per_s": round(ceiling, 1),
-        "ratio": round(ratio, 3),
-        "server_us_per_turn": round(server_us, 1),
-    }))  # fmt: skip
+    print(json.dumps(figures))
 
 
 if __name__ == "__main__":
