@@ -1,23 +1,26 @@
-"""The shipped policy (weights/release/) passes the strict package validator as a v2 policy and
-plays: its means on a real observation are finite actions of the contract's width."""
+"""The shipped packages (weights/release/) pass the strict package validator under their
+contracts (the v2 policy, and the v1 baseline the README's smoothness table compares it with)
+and play: their means on a real observation are finite actions of the contract's width."""
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from actor.native_env import NativeEnv
-from shared.contracts import V2
+from shared.contracts import V1, V2, Contract
 from shared.policy import NumpyPolicy
 from shared.policy_package import load_package
 
-RELEASE = Path(__file__).resolve().parents[2] / "weights" / "release" / "tankrl-v2.zip"
+RELEASE = Path(__file__).resolve().parents[2] / "weights" / "release"
 
 
-def test_shipped_package_is_a_valid_v2_policy() -> None:
-    contract, tensors, manifest = load_package(RELEASE, V2)
-    assert contract is V2
-    assert manifest["contract_sha256"] == V2.sha256
-    obs = NativeEnv(4, V2, ("SpinBot",), seed=0).reset()
-    mean, value = NumpyPolicy(V2, tensors).forward(obs)
-    assert mean.shape == (4, V2.action_size)
+@pytest.mark.parametrize(("name", "expected"), [("tankrl-v2.zip", V2), ("tankrl-v1.zip", V1)])
+def test_shipped_package_is_a_valid_policy(name: str, expected: Contract) -> None:
+    contract, tensors, manifest = load_package(RELEASE / name, expected)
+    assert contract is expected
+    assert manifest["contract_sha256"] == expected.sha256
+    obs = NativeEnv(4, expected, ("SpinBot",), seed=0).reset()
+    mean, value = NumpyPolicy(expected, tensors).forward(obs)
+    assert mean.shape == (4, expected.action_size)
     assert np.isfinite(mean).all() and np.isfinite(value).all()
