@@ -6,6 +6,10 @@ decreasing share of demonstrator turns (beta), and every observation is labelled
 demonstrator would do there (DAgger), so the policy learns to recover from its own mistakes.
 The result is written as the run's `latest/` (policy_version 0), from which `tankrl train`
 resumes; the per-opponent win rates of the policy's own iterations are reported as it goes.
+
+How precisely the network copies the aim point decides most of its lost rounds, so the cloning can
+run many more minibatch steps than two passes (`train.pretrain_steps`), with a decaying learning
+rate (`pretrain_lr` -> `pretrain_lr_end`) and the aim dims weighted up (`pretrain_aim_weight`).
 """
 
 import time
@@ -21,13 +25,11 @@ from actor.expert import GotoAimExpert
 from actor.native_env import NativeEnv
 from learner import bc, checkpoints
 from learner.model import ActorCritic
-from shared.config import RunConfig
+from shared.config import RunConfig, TrainConfig
 from shared.contracts import get_contract
 from shared.policy_files import encode_policy
 
 F32 = npt.NDArray[np.float32]
-MAX_SAMPLES = 2_000_000
-"""The aggregated DAgger data set keeps at most this many (newest) samples."""
 TAIL_TURNS = 300
 """Rollout turns at the end whose returns are cut short; not used for the critic."""
 
@@ -79,6 +81,11 @@ def _rollout(
     return all_obs, labels, rewards, ends, obs
 
 
+def _lr_at(t: TrainConfig, fraction: float) -> float:
+    """The warm start's learning rate `fraction` of the way through (log-linear)."""
+    return float(t.pretrain_lr * (t.pretrain_lr_end / t.pretrain_lr) ** fraction)
+
+
 def pretrain(
     cfg: RunConfig, run_dir: Path, progress: Callable[[str], None] = print
 ) -> PretrainResult:
@@ -93,7 +100,11 @@ def pretrain(
     # and other processes for the cores (20x slower on a loaded 2-core machine)
     torch.set_num_threads(cfg.learner.torch_threads)
     model = ActorCritic.initial(contract, cfg.ppo.hidden_size, cfg.seed, cfg.ppo.log_std_init)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    t = cfg.train
+    optimizer = torch.optim.Adam(model.parameters(), lr=t.pretrain_lr)
+    weights = torch.tensor(
+        [t.pretrain_aim_weight if d.name.startswith("aim_") else 1.0 for d in contract.actions]
+    )
     generator = torch.Generator().manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     iterations = cfg.train.pretrain_iterations
@@ -115,30 +126,35 @@ def pretrain(
         data_obs.append(o[keep].reshape(-1, o.shape[2]))
         data_act.append(a[keep].reshape(-1, a.shape[2]))
         data_ret.append(ret[keep].reshape(-1))
-        while sum(len(x) for x in data_obs) > MAX_SAMPLES and len(data_obs) > 1:
+        while sum(len(x) for x in data_obs) > t.pretrain_max_samples and len(data_obs) > 1:
             data_obs.pop(0), data_act.pop(0), data_ret.pop(0)
+        samples = sum(len(x) for x in data_obs)
+        mb = cfg.ppo.minibatch_size
+        steps = t.pretrain_steps // iterations or bc.epochs_to_steps(samples, mb, 2)
         stats = bc.fit(
             model,
             optimizer,
             np.concatenate(data_obs),
             np.concatenate(data_act),
             np.concatenate(data_ret),
-            epochs=2,
-            minibatch=cfg.ppo.minibatch_size,
+            steps=steps,
+            minibatch=mb,
             generator=generator,
+            lr=(_lr_at(t, it / iterations), _lr_at(t, (it + 1) / iterations)),
+            dim_weights=weights,
         )
         played = "demonstrator" if it == 0 else f"policy (beta {beta:.2f})"
         rates = ", ".join(f"{k} {100 * np.mean(v):.0f}%" for k, v in sorted(wins.items()))
         progress(
             f"pretrain {it + 1}/{iterations} [{time.perf_counter() - t0:5.0f} s] {played}: "
-            f"{rates or 'no finished rounds'}; action mse {stats['action_mse']:.5f}, "
+            f"{rates or 'no finished rounds'}; {steps} steps on {samples:,} samples, "
+            f"action mse {stats['action_mse']:.5f}, "
             f"value mse {stats['value_mse']:.1f}"
         )
     with torch.no_grad():
         model.log_std.fill_(cfg.ppo.log_std_init)
     tensors = model.to_tensors()
     files = encode_policy(contract, 0, tensors, cfg.to_dict())
-    samples = sum(len(x) for x in data_obs)
     state = {
         "policy_version": 0,
         "rounds_trained": 0,

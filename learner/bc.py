@@ -2,7 +2,8 @@
 the critic to observed discounted returns, as a warm start before PPO.
 
 The action loss is the mean squared error after each dim's squash (sigmoid or tanh, as the
-contract's decoder applies it), so saturated raw values that decode alike cost nothing.
+contract's decoder applies it), so saturated raw values that decode alike cost nothing; optional
+per-dim weights let the dims that need precision (the aim point) count more.
 """
 
 import numpy as np
@@ -31,12 +32,15 @@ def bc_step(
     target_actions: torch.Tensor,
     returns: torch.Tensor | None,
     value_coef: float = 0.5,
+    dim_weights: torch.Tensor | None = None,
 ) -> tuple[float, float]:
-    """One gradient step on a minibatch; returns (action loss, value loss; NaN without returns)."""
+    """One gradient step on a minibatch; returns (action loss, value loss; NaN without returns).
+    The action loss reported is the unweighted mean; `dim_weights` [A] only shape the gradient."""
     mean, value = model(obs)
     target = squash(model.contract, target_actions)
-    action_loss = torch.mean((squash(model.contract, mean) - target) ** 2)
-    loss = action_loss
+    err = (squash(model.contract, mean) - target) ** 2
+    action_loss = torch.mean(err)
+    loss = action_loss if dim_weights is None else torch.mean(err * dim_weights)
     value_loss = torch.tensor(float("nan"))
     if returns is not None:
         value_loss = torch.mean((value - returns) ** 2)
@@ -54,24 +58,40 @@ def fit(
     obs: F32,
     target_actions: F32,
     returns: F32 | None,
-    epochs: int,
+    steps: int,
     minibatch: int,
     generator: torch.Generator,
+    lr: tuple[float, float] | None = None,
+    dim_weights: torch.Tensor | None = None,
 ) -> dict[str, float]:
-    """`epochs` shuffled passes over the data; mean losses of the last pass."""
+    """`steps` minibatch steps over shuffled passes of the data; mean losses of the last pass
+    (at most one pass of steps). With `lr` = (first, last) the optimizer's learning rate decays
+    log-linearly from first to last over these steps."""
     o = torch.as_tensor(obs)
     a = torch.as_tensor(target_actions)
     r = None if returns is None else torch.as_tensor(returns)
     n = len(o)
+    per_pass = -(-n // minibatch)
     losses: list[tuple[float, float]] = []
-    for _ in range(epochs):
-        losses = []
-        order = torch.randperm(n, generator=generator)
-        for start in range(0, n, minibatch):
-            idx = order[start : start + minibatch]
-            losses.append(bc_step(model, optimizer, o[idx], a[idx], None if r is None else r[idx]))
-    act, val = np.asarray(losses, dtype=np.float64).mean(axis=0)
+    order = torch.randperm(n, generator=generator)
+    for step in range(steps):
+        k = step % per_pass
+        if k == 0 and step > 0:
+            order = torch.randperm(n, generator=generator)
+        if lr is not None:
+            rate = lr[0] * (lr[1] / lr[0]) ** (step / max(1, steps - 1))
+            for group in optimizer.param_groups:
+                group["lr"] = rate
+        idx = order[k * minibatch : (k + 1) * minibatch]
+        rows = None if r is None else r[idx]
+        losses.append(bc_step(model, optimizer, o[idx], a[idx], rows, dim_weights=dim_weights))
+    act, val = np.asarray(losses[-per_pass:], dtype=np.float64).mean(axis=0)
     return {"action_mse": float(act), "value_mse": float(val)}
+
+
+def epochs_to_steps(samples: int, minibatch: int, epochs: int) -> int:
+    """Minibatch steps in `epochs` passes over `samples`."""
+    return epochs * -(-samples // minibatch)
 
 
 def discounted_returns(rewards: F32, ends: npt.NDArray[np.bool_], gamma: float) -> F32:

@@ -171,6 +171,21 @@ class TrainConfig:
     )
     pretrain_iterations: int = option(6, "DAgger iterations of the warm start")
     pretrain_arenas: int = option(256, "native arenas the warm start plays at once")
+    pretrain_steps: int = option(
+        0,
+        "minibatch steps of the warm start in all, spread evenly over its iterations "
+        "(0 = two passes over the data set per iteration)",
+    )
+    pretrain_lr: float = option(1e-3, "the warm start's Adam learning rate at its first step")
+    pretrain_lr_end: float = option(
+        1e-3, "the warm start's learning rate at its last step (log-linear decay from pretrain_lr)"
+    )
+    pretrain_aim_weight: float = option(
+        1.0, "weight of the aim dims in the cloning loss (the others weigh 1)"
+    )
+    pretrain_max_samples: int = option(
+        2_000_000, "the aggregated DAgger data set keeps at most this many (newest) samples"
+    )
 
     def validate(self) -> None:
         if self.minutes <= 0:
@@ -180,6 +195,12 @@ class TrainConfig:
         if self.pretrain_turns < 0 or self.pretrain_iterations < 1 or self.pretrain_arenas < 1:
             raise ConfigError(
                 "train.pretrain_turns must be >= 0, pretrain_iterations and pretrain_arenas >= 1"
+            )
+        if self.pretrain_steps < 0 or self.pretrain_max_samples < 1:
+            raise ConfigError("train.pretrain_steps must be >= 0, pretrain_max_samples >= 1")
+        if not (self.pretrain_lr > 0 and self.pretrain_lr_end > 0 and self.pretrain_aim_weight > 0):
+            raise ConfigError(
+                "train.pretrain_lr, pretrain_lr_end and pretrain_aim_weight must be positive"
             )
         if self.progress_s <= 0 or self.target_window < 1 or self.hosted_rounds_per_game < 1:
             raise ConfigError(

@@ -77,19 +77,53 @@ def test_discounted_returns_restart_after_a_round_end() -> None:
     np.testing.assert_allclose(got, [1.5, 1.0, 6.0, 2.0])
 
 
-def test_cloning_copies_the_demonstrator() -> None:
+def _demonstrations(turns: int) -> tuple[np.ndarray, np.ndarray]:
     env = NativeEnv(32, "v2", ("SpinBot", "Walls"), seed=1)
     expert = GotoAimExpert(env.contract, 800, 600)
     obs, data_obs, data_act = env.reset(), [], []
-    for _ in range(200):
+    for _ in range(turns):
         act = expert.actions(obs)
         data_obs.append(obs)
         data_act.append(act)
         obs = env.step(act).obs
-    o, a = np.concatenate(data_obs), np.concatenate(data_act)
-    model = ActorCritic.initial(env.contract, 64)
+    return np.concatenate(data_obs), np.concatenate(data_act)
+
+
+def test_cloning_copies_the_demonstrator() -> None:
+    o, a = _demonstrations(200)
+    model = ActorCritic.initial(get_contract("v2"), 64)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     gen = torch.Generator().manual_seed(0)
-    first = bc.fit(model, opt, o, a, None, 1, 256, gen)["action_mse"]
-    last = bc.fit(model, opt, o, a, None, 10, 256, gen)["action_mse"]
+    per_pass = bc.epochs_to_steps(len(o), 256, 1)
+    first = bc.fit(model, opt, o, a, None, per_pass, 256, gen)["action_mse"]
+    last = bc.fit(model, opt, o, a, None, 10 * per_pass, 256, gen)["action_mse"]
     assert last < 0.5 * first
+
+
+def test_weighting_the_aim_dims_fits_the_aim_point_closer() -> None:
+    """`train.pretrain_aim_weight`: the same steps from the same start, the aim dims weighted 10x,
+    copy the demonstrator's aim point more precisely than unweighted."""
+    o, a = _demonstrations(200)
+    contract = get_contract("v2")
+    aim = [i for i, d in enumerate(contract.actions) if d.name.startswith("aim_")]
+    errors = []
+    for w in (1.0, 10.0):
+        model = ActorCritic.initial(contract, 64)
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        weights = torch.tensor([w if i in aim else 1.0 for i in range(contract.action_size)])
+        gen = torch.Generator().manual_seed(0)
+        bc.fit(model, opt, o, a, None, 400, 256, gen, dim_weights=weights)
+        with torch.no_grad():
+            mean = model(torch.as_tensor(o))[0]
+        err = bc.squash(contract, mean) - bc.squash(contract, torch.as_tensor(a))
+        errors.append(float(torch.mean(err[:, aim] ** 2)))
+    assert errors[1] < 0.7 * errors[0]
+
+
+def test_the_learning_rate_decays_to_its_last_value() -> None:
+    o, a = _demonstrations(20)
+    model = ActorCritic.initial(get_contract("v2"), 16)
+    opt = torch.optim.Adam(model.parameters(), lr=1.0)
+    gen = torch.Generator().manual_seed(0)
+    bc.fit(model, opt, o, a, None, 30, 64, gen, lr=(1e-3, 1e-5))
+    assert opt.param_groups[0]["lr"] == pytest.approx(1e-5)
