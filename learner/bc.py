@@ -71,7 +71,7 @@ def fit(
     a = torch.as_tensor(target_actions)
     r = None if returns is None else torch.as_tensor(returns)
     n = len(o)
-    per_pass = -(-n // minibatch)
+    per_pass = epochs_to_steps(n, minibatch, 1)
     losses: list[tuple[float, float]] = []
     order = torch.randperm(n, generator=generator)
     for step in range(steps):
