@@ -1,26 +1,56 @@
 """Rules §6-§7.3: guns (fire or cool, fire assist), bullets in flight (advance, leave the arena,
-hit bullets, hit bots) and their scoring, on slot-major Bullets [K, B].
+hit bullets, hit bots) and their scoring. Compiled (numba), one arena at a time, on slot-major
+Bullets [K, B].
 
-Per-turn motion is dense over the first `w` slot rows (the most bullets any arena has had at
-once); collision tests and events are sparse. The order of application follows bullet ids
-(creation order), as the server's bullet list does.
+Only slots below `w` (Engine.bullet_width: the most bullets any arena has had at once) are ever
+used. The order of application follows bullet ids (creation order), as the server's bullet list
+does; the turn's bullet events go to a log in that order.
 """
 
-import numpy as np
+import math
 
+import numpy as np
+from numba import njit
+
+from arena.compiled_angles import DEG, direction_to
 from arena.state import (
+    BULLET_ACTIVE,
+    BULLET_BULLET_ID,
+    BULLET_DIRECTION,
+    BULLET_NEXT_X,
+    BULLET_NEXT_Y,
+    BULLET_OWNER,
+    BULLET_POWER,
+    BULLET_SPEED,
+    BULLET_START_X,
+    BULLET_START_Y,
+    BULLET_TICK,
+    BULLET_UX,
+    BULLET_UY,
+    BULLET_X,
+    BULLET_Y,
+    ENERGY,
+    EVENT_FIRED,
+    EVENT_FIRED_SLOT,
     F64,
+    GUN_DIRECTION,
+    GUN_HEAT,
     I32,
     I64,
+    IN_MAP,
+    INTENT_FIRE_ASSIST,
+    INTENT_FIREPOWER,
+    RADAR_DIRECTION,
+    SCANNED_PREV,
+    SCANNED_PREV_X,
+    SCANNED_PREV_Y,
+    SCORE_BULLET_DAMAGE,
+    SCORE_BULLET_DAMAGE_TO,
+    SCORE_KILLED_BY_BULLET_OF,
     Bool,
-    Bots,
-    BulletEvents,
-    Bullets,
-    Scores,
-    StoredIntents,
-    TurnEvents,
+    X,
+    Y,
 )
-from shared.angles import direction_to
 from shared.game_constants import (
     BOT_RADIUS,
     BULLET_HIT_ENERGY_GAIN_FACTOR,
@@ -29,300 +59,265 @@ from shared.game_constants import (
     MIN_FIREPOWER,
 )
 
-_NONE = np.zeros(0, dtype=np.int64)
+NO_SLOT = -2
+"""fire_or_cool's answer when every slot of the arena is taken (the capacity formula is wrong)."""
+
+# The turn's bullet events (BulletLog): rows of an int64 block [8, room] and a float64 block
+# [2, room], appended in the order they were applied; count[kind] says how many of each were
+# written.
+WALL, PAIR, HIT = 0, 1, 2
+"""Kinds, indexing `count`."""
+WALL_ARENA, WALL_SLOT, PAIR_ARENA, PAIR_A, PAIR_B, HIT_ARENA, HIT_SLOT, HIT_VICTIM = range(8)
+"""Rows of the int block (PAIR_A is the lower slot of the two)."""
+HIT_DAMAGE, HIT_VICTIM_ENERGY = range(2)
+"""Rows of the float block."""
 
 
 class BulletCapacityError(RuntimeError):
     """An arena has more bullets in flight than its slots; the capacity formula is wrong."""
 
 
-def damage(power: F64) -> F64:
+@njit(cache=True)
+def damage(power: float) -> float:
     """4p, plus 2(p - 1) when p > 1."""
-    p = np.asarray(power)
-    return np.asarray(4.0 * p + 2.0 * np.maximum(p - 1.0, 0.0))
+    return 4.0 * power + 2.0 * max(power - 1.0, 0.0)
 
 
+@njit(cache=True)
 def fire_or_cool(
-    bots: Bots,
-    intents: StoredIntents,
-    bullets: Bullets,
-    enabled: Bool,
+    bf: F64,
+    bb: Bool,
+    itf: F64,
+    itb: Bool,
+    bla: Bool,
+    bli: I32,
+    blf: F64,
+    a: int,
+    i: int,
+    enabled: bool,
     next_id: I32,
     cooling: float,
-    events: TurnEvents,
-    w: int,
+    evb: Bool,
+    evi: I32,
 ) -> int:
-    """§6: a cold, enabled gun fires the intent's power if energy allows; every other gun cools.
-
-    Returns the new slot width.
-    """
-    events.fired[:] = False
-    events.fired_slot[:] = -1
-    cold = enabled & (bots.gun_heat == 0.0)
-    f = intents.firepower
-    shoot = cold & (f >= MIN_FIREPOWER) & (bots.energy > f)
-    np.copyto(bots.gun_heat, np.maximum(bots.gun_heat - cooling, 0.0), where=~cold)
-    if not shoot.any():
-        return w
-    p = np.minimum(f, MAX_FIREPOWER)
-    np.copyto(bots.gun_heat, 1.0 + p / 5.0, where=shoot)
-    np.subtract(bots.energy, f, out=bots.energy, where=shoot)
-    events.fired[:] = shoot
-    for i in range(bots.x.shape[1]):
-        r = np.nonzero(shoot[:, i])[0]
-        if r.size:
-            w = _new_bullets(bots, intents, bullets, r, i, p[r, i], next_id, events, w)
-    return w
-
-
-def _new_bullets(
-    bots: Bots,
-    intents: StoredIntents,
-    bullets: Bullets,
-    r: I64,
-    i: int,
-    p: F64,
-    next_id: I32,
-    events: TurnEvents,
-    w: int,
-) -> int:
-    """Put bot i's new bullets of arenas `r` into each arena's first free slot."""
-    k = bullets.active.shape[0]
-    free = ~bullets.active[:, r]
-    slot = np.argmax(free, axis=0)
-    if not bool(free[slot, np.arange(r.size)].all()):
-        raise BulletCapacityError(f"more than {k} bullets in one arena")
-    direction = bots.gun_direction[r, i]
-    assist = (
-        intents.fire_assist[r, i]
-        & bots.scanned_prev[r, i]
-        & (bots.gun_direction[r, i] == bots.radar_direction[r, i])
-    )
-    if assist.any():
-        aimed = direction_to(
-            bots.x[r, i], bots.y[r, i], bots.scanned_prev_x[r, i], bots.scanned_prev_y[r, i]
-        )
-        direction = np.where(assist, aimed, direction)
-    rad = np.radians(direction)
-    x, y = bots.x[r, i], bots.y[r, i]
-    for name, value in (
-        ("active", True),
-        ("owner", i),
-        ("bullet_id", next_id[r]),
-        ("power", p),
-        ("speed", 20.0 - 3.0 * p),
-        ("start_x", x),
-        ("start_y", y),
-        ("direction", direction),
-        ("ux", np.cos(rad)),
-        ("uy", np.sin(rad)),
-        ("tick", 0.0),
-        ("x", x),
-        ("y", y),
+    """§6 for bot i of arena a: a cold, enabled gun fires the intent's power if energy allows;
+    every other gun cools. Returns the new bullet's slot, -1 if none, NO_SLOT if all are taken."""
+    evb[EVENT_FIRED, a, i] = False
+    evi[EVENT_FIRED_SLOT, a, i] = -1
+    cold = enabled and bf[GUN_HEAT, a, i] == 0.0
+    f = itf[INTENT_FIREPOWER, a, i]
+    if not cold:
+        bf[GUN_HEAT, a, i] = max(bf[GUN_HEAT, a, i] - cooling, 0.0)
+        return -1
+    if not (f >= MIN_FIREPOWER and bf[ENERGY, a, i] > f):
+        return -1
+    p = min(f, MAX_FIREPOWER)
+    bf[GUN_HEAT, a, i] = 1.0 + p / 5.0
+    bf[ENERGY, a, i] -= f
+    evb[EVENT_FIRED, a, i] = True
+    slot = -1
+    for k in range(bla.shape[1]):
+        if not bla[BULLET_ACTIVE, k, a]:
+            slot = k
+            break
+    if slot < 0:
+        return NO_SLOT
+    direction = bf[GUN_DIRECTION, a, i]
+    if (
+        itb[INTENT_FIRE_ASSIST, a, i]
+        and bb[SCANNED_PREV, a, i]
+        and bf[GUN_DIRECTION, a, i] == bf[RADAR_DIRECTION, a, i]
     ):
-        getattr(bullets, name)[slot, r] = value
-    next_id[r] += 1
-    events.fired_slot[r, i] = slot
-    return max(w, int(slot.max()) + 1)
+        direction = direction_to(
+            bf[X, a, i], bf[Y, a, i], bf[SCANNED_PREV_X, a, i], bf[SCANNED_PREV_Y, a, i]
+        )
+    rad = direction * DEG
+    x, y = bf[X, a, i], bf[Y, a, i]
+    bla[BULLET_ACTIVE, slot, a] = True
+    bli[BULLET_OWNER, slot, a] = i
+    bli[BULLET_BULLET_ID, slot, a] = next_id[a]
+    blf[BULLET_POWER, slot, a] = p
+    blf[BULLET_SPEED, slot, a] = 20.0 - 3.0 * p
+    blf[BULLET_START_X, slot, a] = x
+    blf[BULLET_START_Y, slot, a] = y
+    blf[BULLET_DIRECTION, slot, a] = direction
+    blf[BULLET_UX, slot, a] = math.cos(rad)
+    blf[BULLET_UY, slot, a] = math.sin(rad)
+    blf[BULLET_TICK, slot, a] = 0.0
+    blf[BULLET_X, slot, a] = x
+    blf[BULLET_Y, slot, a] = y
+    next_id[a] += 1
+    evi[EVENT_FIRED_SLOT, a, i] = slot
+    return slot
 
 
-def advance(bullets: Bullets, running: Bool, w: int) -> None:
+@njit(cache=True)
+def advance(bla: Bool, blf: F64, a: int, running: bool, w: int) -> None:
     """§6: every bullet in flight moves one tick; caches x, y (tick) and next_x, next_y (tick+1)."""
-    if w == 0:
-        return
-    live = bullets.active[:w] & running
-    tick = bullets.tick[:w]
-    tick += live
-    sp = bullets.speed[:w]
-    d = sp * tick
-    ux, uy = bullets.ux[:w], bullets.uy[:w]
-    x = np.add(bullets.start_x[:w], d * ux, out=bullets.x[:w])
-    y = np.add(bullets.start_y[:w], d * uy, out=bullets.y[:w])
-    np.add(x, sp * ux, out=bullets.next_x[:w])
-    np.add(y, sp * uy, out=bullets.next_y[:w])
+    for k in range(w):
+        if running and bla[BULLET_ACTIVE, k, a]:
+            blf[BULLET_TICK, k, a] += 1.0
+        sp, ux, uy = blf[BULLET_SPEED, k, a], blf[BULLET_UX, k, a], blf[BULLET_UY, k, a]
+        d = sp * blf[BULLET_TICK, k, a]
+        x = blf[BULLET_START_X, k, a] + d * ux
+        y = blf[BULLET_START_Y, k, a] + d * uy
+        blf[BULLET_X, k, a], blf[BULLET_Y, k, a] = x, y
+        blf[BULLET_NEXT_X, k, a] = x + sp * ux
+        blf[BULLET_NEXT_Y, k, a] = y + sp * uy
 
 
-def hit_walls(bullets: Bullets, width: F64, height: F64, w: int) -> tuple[I64, I64]:
-    """§7.1: bullets at or past a wall are removed. Returns their (arena, slot), id order.
-
-    `width`/`height` are [B] arrays.
-    """
-    if w == 0:
-        return _NONE, _NONE
-    x, y = bullets.x[:w], bullets.y[:w]
-    out = (x <= 0.0) | (y <= 0.0) | (x >= width) | (y >= height)
-    out &= bullets.active[:w]
-    if not out.any():
-        return _NONE, _NONE
-    s, a = np.nonzero(out)
-    bullets.active[s, a] = False
-    return _id_order(bullets, a, s)
-
-
-def _id_order(bullets: Bullets, a: I64, s: I64) -> tuple[I64, I64]:
-    order = np.lexsort((bullets.bullet_id[s, a], a))
-    return a[order].astype(np.int64), s[order].astype(np.int64)
+@njit(cache=True)
+def flying_by_id(bla: Bool, bli: I32, a: int, w: int) -> I64:
+    """Slots of arena a's bullets in flight, in bullet id order."""
+    slots = np.empty(w, np.int64)
+    n = 0
+    for k in range(w):
+        if bla[BULLET_ACTIVE, k, a]:
+            bid = bli[BULLET_BULLET_ID, k, a]
+            m = n
+            while m > 0 and bli[BULLET_BULLET_ID, slots[m - 1], a] > bid:
+                slots[m] = slots[m - 1]
+                m -= 1
+            slots[m] = k
+            n += 1
+    return slots[:n]
 
 
-def _orient(ax: F64, ay: F64, bx: F64, by: F64, cx: F64, cy: F64) -> F64:
-    return np.asarray((bx - ax) * (cy - ay) - (by - ay) * (cx - ax))
+@njit(cache=True)
+def _orient(ax: float, ay: float, bx: float, by: float, cx: float, cy: float) -> float:
+    return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
 
 
+@njit(cache=True)
 def segments_intersect(
-    p1x: F64, p1y: F64, q1x: F64, q1y: F64, p2x: F64, p2y: F64, q2x: F64, q2y: F64
-) -> Bool:
+    p1x: float,
+    p1y: float,
+    q1x: float,
+    q1y: float,
+    p2x: float,
+    p2y: float,
+    q2x: float,
+    q2y: float,
+) -> bool:
     """Segment intersection including touching and collinear overlap."""
     o1 = _orient(p1x, p1y, q1x, q1y, p2x, p2y)
     o2 = _orient(p1x, p1y, q1x, q1y, q2x, q2y)
     o3 = _orient(p2x, p2y, q2x, q2y, p1x, p1y)
     o4 = _orient(p2x, p2y, q2x, q2y, q1x, q1y)
-    collinear = (o1 == 0.0) & (o2 == 0.0) & (o3 == 0.0) & (o4 == 0.0)
-    overlap = (
-        (np.maximum(p1x, q1x) >= np.minimum(p2x, q2x))
-        & (np.maximum(p2x, q2x) >= np.minimum(p1x, q1x))
-        & (np.maximum(p1y, q1y) >= np.minimum(p2y, q2y))
-        & (np.maximum(p2y, q2y) >= np.minimum(p1y, q1y))
-    )
-    crossing = (o1 * o2 <= 0.0) & (o3 * o4 <= 0.0)
-    return np.asarray(np.where(collinear, overlap, crossing))
+    if o1 == 0.0 and o2 == 0.0 and o3 == 0.0 and o4 == 0.0:
+        return (
+            max(p1x, q1x) >= min(p2x, q2x)
+            and max(p2x, q2x) >= min(p1x, q1x)
+            and max(p1y, q1y) >= min(p2y, q2y)
+            and max(p2y, q2y) >= min(p1y, q1y)
+        )
+    return o1 * o2 <= 0.0 and o3 * o4 <= 0.0
 
 
-def _flying(bullets: Bullets, w: int) -> tuple[I64, I64]:
-    """(arena, slot) of every bullet in flight, grouped by arena (slot order within)."""
-    a, s = np.nonzero(bullets.active[:w].T)
-    return a.astype(np.int64), s.astype(np.int64)
-
-
-def bullet_bullet(bullets: Bullets, w: int) -> tuple[I64, I64, I64]:
-    """§7.3 detection: pairs whose segments (tick -> tick + 1) cross and whose next positions are
-    within 2 x 19.7. Returns (arena, slot_a, slot_b) in id order.
-    """
-    a, s = _flying(bullets, w)
-    if a.size < 2:
-        return _NONE, _NONE, _NONE
-    nx, ny = bullets.next_x[s, a], bullets.next_y[s, a]
-    limit = (2.0 * MAX_BULLET_SPEED) ** 2
-    found: list[tuple[I64, I64]] = []
-    for m in range(1, a.size):
-        same = a[m:] == a[:-m]
-        if not same.any():
-            break
-        dx, dy = nx[m:] - nx[:-m], ny[m:] - ny[:-m]
-        near = same & (dx * dx + dy * dy <= limit)
-        if near.any():
-            i = np.nonzero(near)[0]
-            found.append((i, i + m))
-    if not found:
-        return _NONE, _NONE, _NONE
-    i, k = (np.concatenate(parts) for parts in zip(*found, strict=True))
-    arena, sj, sk = a[i], s[i], s[k]
-    x, y, xn, yn = bullets.x, bullets.y, bullets.next_x, bullets.next_y
-    ok = segments_intersect(
-        x[sj, arena],
-        y[sj, arena],
-        xn[sj, arena],
-        yn[sj, arena],
-        x[sk, arena],
-        y[sk, arena],
-        xn[sk, arena],
-        yn[sk, arena],
-    )
-    return _id_pairs(bullets, arena[ok], sj[ok], sk[ok])
-
-
-def _id_pairs(bullets: Bullets, a: I64, j: I64, k: I64) -> tuple[I64, I64, I64]:
-    """Order pairs by (arena, lower id, higher id). Every colliding pair counts: a bullet that
-    meets two others in one turn collides with both (detection runs before any removal)."""
-    if a.size == 0:
-        return _NONE, _NONE, _NONE
-    ids = bullets.bullet_id
-    first, second = np.minimum(ids[j, a], ids[k, a]), np.maximum(ids[j, a], ids[k, a])
-    order = np.lexsort((second, first, a))
-    return a[order], j[order], k[order]
-
-
-def bullet_bot(bullets: Bullets, bots: Bots, w: int) -> tuple[I64, I64, I64]:
-    """§7.2 detection: (arena, slot, victim) of bullet segments (tick -> tick + 1) touching a
-    bot's circle (inclusive), own bullets excluded; ordered by arena, bullet id, victim."""
-    if w == 0:
-        return _NONE, _NONE, _NONE
-    hits: list[tuple[I64, I64, I64]] = []
-    x0, y0 = bullets.x[:w], bullets.y[:w]
-    act = bullets.active[:w]
+@njit(cache=True)
+def _touches_bot(blf: F64, bf: F64, k: int, a: int, j: int) -> bool:
+    """§7.2: bullet k's segment (tick -> tick + 1) touches bot j's circle (inclusive)."""
     reach = BOT_RADIUS + MAX_BULLET_SPEED
-    for j in range(bots.x.shape[1]):
-        cx, cy = bots.x[:, j] - x0, bots.y[:, j] - y0
-        cand = (np.abs(cx) <= reach) & (np.abs(cy) <= reach) & act
-        cand &= (bullets.owner[:w] != j) & bots.in_map[:, j]
-        if not cand.any():
-            continue
-        s, a = np.nonzero(cand)
-        px, py = cx[s, a], cy[s, a]
-        vx, vy = bullets.ux[s, a], bullets.uy[s, a]
-        along = np.clip(px * vx + py * vy, 0.0, bullets.speed[s, a])
-        qx, qy = px - along * vx, py - along * vy
-        touch = qx * qx + qy * qy <= BOT_RADIUS * BOT_RADIUS
-        hits.append((a[touch], s[touch], np.full(int(touch.sum()), j)))
-    if not hits:
-        return _NONE, _NONE, _NONE
-    a, s, v = (np.concatenate(p).astype(np.int64) for p in zip(*hits, strict=True))
-    order = np.lexsort((v, bullets.bullet_id[s, a], a))
-    return a[order], s[order], v[order]
+    px, py = bf[X, a, j] - blf[BULLET_X, k, a], bf[Y, a, j] - blf[BULLET_Y, k, a]
+    if abs(px) > reach or abs(py) > reach:
+        return False
+    vx, vy = blf[BULLET_UX, k, a], blf[BULLET_UY, k, a]
+    along = min(max(px * vx + py * vy, 0.0), blf[BULLET_SPEED, k, a])
+    qx, qy = px - along * vx, py - along * vy
+    return bool(qx * qx + qy * qy <= BOT_RADIUS * BOT_RADIUS)
 
 
-def apply_bullet_hits(
-    a: I64, s: I64, v: I64, bullets: Bullets, bots: Bots, scores: Scores
-) -> tuple[F64, F64]:
-    """Apply hits in order: damage, 3p back to a shooter still in the map, kill credit.
-
-    Returns (damage, victim energy after) per hit. Within an arena hits apply one after another
-    (the k-th hits of all arenas together), because the same bots' energies interact.
-    """
-    dmg_out = np.zeros(a.size)
-    energy_out = np.zeros(a.size)
-    if a.size == 0:
-        return dmg_out, energy_out
-    _, first, inverse = np.unique(a, return_index=True, return_inverse=True)
-    rank = np.arange(a.size) - first[inverse]
-    for r in range(int(rank.max()) + 1):
-        h = np.nonzero(rank == r)[0]
-        arena, slot, victim = a[h], s[h], v[h]
-        owner = bullets.owner[slot, arena].astype(np.int64)
-        power = bullets.power[slot, arena]
-        dmg = damage(power)
-        before = bots.energy[arena, victim].copy()
-        bots.energy[arena, victim] = before - dmg
-        back = bots.in_map[arena, owner]
-        bots.energy[arena[back], owner[back]] += BULLET_HIT_ENERGY_GAIN_FACTOR * power[back]
-        scored = np.maximum(np.minimum(dmg, before), 0.0)
-        scores.bullet_damage[arena, owner] += scored
-        scores.bullet_damage_to[arena, owner, victim] += scored
-        killed = (before >= 0.0) & (bots.energy[arena, victim] < 0.0)
-        scores.killed_by_bullet_of[arena[killed], victim[killed]] = owner[killed]
-        dmg_out[h] = dmg
-        energy_out[h] = bots.energy[arena, victim]
-    bullets.active[s, a] = False
-    return dmg_out, energy_out
-
-
+@njit(cache=True)
 def resolve(
-    bullets: Bullets,
-    bots: Bots,
-    scores: Scores,
-    width: F64,
-    height: F64,
-    running: Bool,
+    bla: Bool,
+    bli: I32,
+    blf: F64,
+    bf: F64,
+    bb: Bool,
+    scf: F64,
+    sct: F64,
+    sci: I32,
+    a: int,
+    running: bool,
     w: int,
-) -> tuple[BulletEvents, Bool]:
+    width: float,
+    height: float,
+    count: I64,
+    log_i: I64,
+    log_f: F64,
+) -> bool:
     """Advance, walls, then bullet-bullet and bullet-bot detection (both on the bullets left after
-    the walls), then apply: returns the events and [B] whether any bullet hit a bot."""
-    advance(bullets, running, w)
-    wa, ws = hit_walls(bullets, width, height, w)
-    pa, pj, pk = bullet_bullet(bullets, w)
-    ha, hs, hv = bullet_bot(bullets, bots, w)
-    bullets.active[pj, pa] = False
-    bullets.active[pk, pa] = False
-    dmg, energy = apply_bullet_hits(ha, hs, hv, bullets, bots, scores)
-    any_hit = np.zeros(bots.x.shape[0], dtype=np.bool_)
-    any_hit[ha] = True
-    return BulletEvents(wa, ws, pa, pj, pk, ha, hs, hv, dmg, energy), any_hit
+    the walls), then apply, for arena a. Appends the events to the log (count, log_i, log_f);
+    returns whether any bullet hit a bot."""
+    advance(bla, blf, a, running, w)
+    for k in flying_by_id(bla, bli, a, w):  # §7.1: at or past a wall
+        x, y = blf[BULLET_X, k, a], blf[BULLET_Y, k, a]
+        if x <= 0.0 or y <= 0.0 or x >= width or y >= height:
+            bla[BULLET_ACTIVE, k, a] = False
+            log_i[WALL_ARENA, count[WALL]], log_i[WALL_SLOT, count[WALL]] = a, k
+            count[WALL] += 1
+    flying = flying_by_id(bla, bli, a, w)
+    first_pair = count[PAIR]
+    limit = (2.0 * MAX_BULLET_SPEED) ** 2
+    x, y, nx, ny = blf[BULLET_X], blf[BULLET_Y], blf[BULLET_NEXT_X], blf[BULLET_NEXT_Y]
+    for p in range(flying.size):  # §7.3: segments cross and next positions within 2 x 19.7
+        for q in range(p + 1, flying.size):
+            j, k = min(flying[p], flying[q]), max(flying[p], flying[q])
+            dx, dy = nx[k, a] - nx[j, a], ny[k, a] - ny[j, a]
+            if dx * dx + dy * dy > limit:
+                continue
+            if segments_intersect(
+                x[j, a], y[j, a], nx[j, a], ny[j, a], x[k, a], y[k, a], nx[k, a], ny[k, a]
+            ):
+                c = count[PAIR]
+                log_i[PAIR_ARENA, c], log_i[PAIR_A, c], log_i[PAIR_B, c] = a, j, k
+                count[PAIR] += 1
+    first_hit = count[HIT]
+    for k in flying:  # §7.2: own bullets excluded
+        for v in range(bf.shape[2]):
+            if v == bli[BULLET_OWNER, k, a] or not bb[IN_MAP, a, v]:
+                continue
+            if _touches_bot(blf, bf, k, a, v):
+                c = count[HIT]
+                log_i[HIT_ARENA, c], log_i[HIT_SLOT, c], log_i[HIT_VICTIM, c] = a, k, v
+                count[HIT] += 1
+    # every colliding pair counts (both were detected before any removal)
+    for c in range(first_pair, count[PAIR]):
+        bla[BULLET_ACTIVE, log_i[PAIR_A, c], a] = False
+        bla[BULLET_ACTIVE, log_i[PAIR_B, c], a] = False
+    for h in range(first_hit, count[HIT]):
+        k, victim = log_i[HIT_SLOT, h], log_i[HIT_VICTIM, h]
+        dmg, energy = _apply_hit(bla, bli, blf, bf, bb, scf, sct, sci, a, k, victim)
+        log_f[HIT_DAMAGE, h], log_f[HIT_VICTIM_ENERGY, h] = dmg, energy
+    return bool(count[HIT] > first_hit)
+
+
+@njit(cache=True)
+def _apply_hit(
+    bla: Bool,
+    bli: I32,
+    blf: F64,
+    bf: F64,
+    bb: Bool,
+    scf: F64,
+    sct: F64,
+    sci: I32,
+    a: int,
+    k: int,
+    victim: int,
+) -> tuple[float, float]:
+    """Damage, 3p back to a shooter still in the map, kill credit; the bullet is gone. Returns
+    the damage and the victim's energy after."""
+    owner, power = bli[BULLET_OWNER, k, a], blf[BULLET_POWER, k, a]
+    dmg = damage(power)
+    before = bf[ENERGY, a, victim]
+    bf[ENERGY, a, victim] = before - dmg
+    if bb[IN_MAP, a, owner]:
+        bf[ENERGY, a, owner] += BULLET_HIT_ENERGY_GAIN_FACTOR * power
+    scored = max(min(dmg, before), 0.0)
+    scf[SCORE_BULLET_DAMAGE, a, owner] += scored
+    sct[SCORE_BULLET_DAMAGE_TO, a, owner, victim] += scored
+    if before >= 0.0 and bf[ENERGY, a, victim] < 0.0:
+        sci[SCORE_KILLED_BY_BULLET_OF, a, victim] = owner
+    bla[BULLET_ACTIVE, k, a] = False
+    return dmg, bf[ENERGY, a, victim]

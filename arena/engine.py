@@ -1,5 +1,9 @@
 """The one rules engine: B arenas of N bots stepped together on preallocated arrays (rules §9).
 
+A turn is one compiled (numba) pass over the arenas, calling the rules modules' per-arena and
+per-bot functions in §9's order; a round's start and end (placement, round scores) run in numpy.
+The first call in a fresh checkout compiles the rules (about a minute) and caches them on disk.
+
 The server (B = 1), the native env (B arenas) and the replay re-simulator all drive this class:
 set each seat's intent, call `step()`, read the state, the turn's events and the results.
 Deterministic for a seed: the same seeds and intents give the same battle.
@@ -7,22 +11,54 @@ Deterministic for a seed: the same seeds and intents give the same battle.
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
 from arena import bullets as gun
-from arena import collisions, motion, radar, scoring
+from arena import collisions, motion, radar, rng, scoring
 from arena.game_setup import GameSetup
 from arena.placement import place_bots
 from arena.state import (
+    BULLET_ACTIVE,
+    DIRECTION,
+    DIRECTION0,
+    EVENT_BOT_BOT,
+    EVENT_BOT_WALL,
+    EVENT_RAMMED,
+    EVENT_ROUND_ENDED,
+    EVENT_SCANS,
+    EVENT_WON_ROUND,
+    F64,
+    GUN_DIRECTION,
+    GUN_DIRECTION0,
+    I32,
+    I64,
+    IN_MAP,
+    INTENT_FIREPOWER,
+    INTENT_GUN_TURN_RATE,
+    INTENT_RADAR_TURN_RATE,
+    INTENT_TARGET_SPEED,
+    INTENT_TURN_RATE,
+    RADAR_DIRECTION,
+    RADAR_DIRECTION0,
+    SCANNED_PREV,
+    SCANNED_PREV_X,
+    SCANNED_PREV_Y,
+    X0,
+    Y0,
     Bool,
+    BulletEvents,
+    X,
+    Y,
     alloc_bots,
     alloc_bullets,
     alloc_events,
     alloc_intents,
     alloc_scores,
     alloc_totals,
+    blocks,
     bullet_capacity,
 )
-from shared.game_constants import INITIAL_ENERGY, INITIAL_GUN_HEAT
+from shared.game_constants import BOT_RADIUS, INITIAL_ENERGY, INITIAL_GUN_HEAT
 from shared.intent import INTENT_FIELDS, Intent
 
 
@@ -47,6 +83,14 @@ class Engine:
         self.scores = alloc_scores(b, n)
         self.totals = alloc_totals(b, n)
         self.events = alloc_events(b, n)
+        bf, bb = blocks(self.bots)
+        itf, itb = blocks(self.intents)
+        bla, bli, blf = blocks(self.bullets)
+        scf, sct, sci = blocks(self.scores)
+        evb, evi, evp, evf, eva = blocks(self.events)
+        self._blocks = (bf, bb, itf, itb, bla, bli, blf, scf, sct, sci, evb, evi, evp, evf, eva)
+        """The state's blocks in `_turn`'s argument order."""
+        self._teleport_x, self._teleport_y = np.zeros((b, n)), np.zeros((b, n))
         self.bullet_width = 0
         """Slots below this index may hold bullets (the most any arena has had at once)."""
         self.width = np.full(b, float(setup.arena_width))
@@ -127,55 +171,38 @@ class Engine:
         start = running & self.needs_round
         if start.any():
             self._start_round(start)
-        ev = self.events
-        self.bots_copy_start()
-        ev.round_ended[:] = False
-        ev.won_round[:] = False
-        ev.bot_bot[:] = False
-        ev.rammed[:] = False
-        self.turn_number[running] += 1
-        bots, intents = self.bots, self.intents
-        r2 = running[:, None]
-        enabled = r2 & bots.in_map & ~scoring.disabled(bots)
-        self.bullet_width = gun.fire_or_cool(
-            bots,
-            intents,
-            self.bullets,
-            enabled,
-            self.next_bullet_id,
-            self.setup.gun_cooling_rate,
-            ev,
-            self.bullet_width,
-        )
-        enabled &= ~scoring.disabled(bots)  # firing can leave a bot disabled (§3)
-        motion.execute_intents(bots, intents, enabled)
-        moving = r2 & bots.in_map
-        first_turn = self.turn_number == 1
-        collisions.bot_wall_collisions(
-            bots, self.width, self.height, moving & ~first_turn[:, None], ev
-        )
-        collisions.bot_bot_collisions(
-            bots,
-            self.scores,
-            ev,
-            running,
-            first_turn,
-            self.seeds,
-            self.round_number,
+        tx, ty = self._teleports(running)
+        status, self.bullet_width, count, log_i, log_f = _turn(
+            *self._blocks,
             self.width,
             self.height,
+            self.turn_number,
+            self.inactivity,
+            self.next_bullet_id,
+            self.game_over,
+            tx,
+            ty,
+            self.bullet_width,
+            self.setup.gun_cooling_rate,
+            self.setup.max_inactivity_turns,
         )
-        collisions.clamp_into_arena(bots, self.width, self.height, moving)
-        radar.scan(bots, intents, running, ev)
-        self._remember_scans(running)
-        ev.bullets, any_hit = gun.resolve(
-            self.bullets, bots, self.scores, self.width, self.height, running, self.bullet_width
+        if status != 0:
+            raise gun.BulletCapacityError(f"more than {self.capacity} bullets in one arena")
+        ev = self.events
+        walls, pairs, hits = count.tolist()
+        ev.bullets = BulletEvents(
+            log_i[gun.WALL_ARENA, :walls],
+            log_i[gun.WALL_SLOT, :walls],
+            log_i[gun.PAIR_ARENA, :pairs],
+            log_i[gun.PAIR_A, :pairs],
+            log_i[gun.PAIR_B, :pairs],
+            log_i[gun.HIT_ARENA, :hits],
+            log_i[gun.HIT_SLOT, :hits],
+            log_i[gun.HIT_VICTIM, :hits],
+            log_f[gun.HIT_DAMAGE, :hits],
+            log_f[gun.HIT_VICTIM_ENERGY, :hits],
         )
-        scoring.inactivity(bots, self.inactivity, any_hit, running, self.setup.max_inactivity_turns)
-        self._zero_disabled_intents()
-        scoring.deaths(bots, self.scores, running, ev)
-        ended = scoring.round_over(bots, self.bullets, running)
-        ev.round_ended[:] = ended
+        ended = ev.round_ended
         if ended.any():
             scoring.end_round(self.scores, self.totals, ended, ev)
             self.needs_round |= ended
@@ -184,42 +211,151 @@ class Engine:
         else:
             ev.game_ended[:] = False
 
-    def bots_copy_start(self) -> None:
-        b = self.bots
-        for src, dst in (
-            ("x", "x0"),
-            ("y", "y0"),
-            ("direction", "direction0"),
-            ("gun_direction", "gun_direction0"),
-            ("radar_direction", "radar_direction0"),
-        ):
-            getattr(b, dst)[:] = getattr(b, src)
-
-    def _remember_scans(self, running: Bool) -> None:
-        """Keep, per bot, whether it scanned this turn and the nearest scanned position (for fire
-        assist next turn)."""
-        bots, scans = self.bots, self.events.scans
-        if self.n_bots == 2:
-            any_scan: npt.NDArray[np.bool_] = np.stack([scans[:, 0, 1], scans[:, 1, 0]], axis=1)
-            tx, ty = bots.x[:, ::-1], bots.y[:, ::-1]
-        else:
-            any_scan = np.asarray(scans.any(axis=2))
-            dx = bots.x[:, None, :] - bots.x[:, :, None]
-            dy = bots.y[:, None, :] - bots.y[:, :, None]
-            nearest = np.argmin(np.where(scans, np.hypot(dx, dy), np.inf), axis=2)
-            tx = np.take_along_axis(bots.x, nearest, axis=1)
-            ty = np.take_along_axis(bots.y, nearest, axis=1)
-        np.copyto(bots.scanned_prev, any_scan, where=running[:, None])
-        np.copyto(bots.scanned_prev_x, tx, where=any_scan)
-        np.copyto(bots.scanned_prev_y, ty, where=any_scan)
-
-    def _zero_disabled_intents(self) -> None:
-        """§9 step 13: disabled bots' target speed, turn rates and firepower become 0."""
-        dis = scoring.disabled(self.bots)
-        for name in ("target_speed", "turn_rate", "gun_turn_rate", "radar_turn_rate", "firepower"):
-            getattr(self.intents, name)[dis] = 0.0
+    def _teleports(self, running: Bool) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """§7.5: where the second bot of a pair colliding on turn 1 goes, per arena and seat
+        (drawn for the arenas about to play turn 1; the rest are never read)."""
+        tx, ty = self._teleport_x, self._teleport_y
+        first = running & (self.turn_number == 0)
+        if first.any():
+            keys = (self.seeds[first], self.round_number[first])
+            span_x = (self.width[first] - 2.0 * BOT_RADIUS)[:, None]
+            span_y = (self.height[first] - 2.0 * BOT_RADIUS)[:, None]
+            seats = np.arange(self.n_bots)[None, :]
+            ux = rng.uniform(keys[0][:, None], keys[1][:, None], rng.STREAM_TELEPORT_X, seats)
+            uy = rng.uniform(keys[0][:, None], keys[1][:, None], rng.STREAM_TELEPORT_Y, seats)
+            tx[first] = BOT_RADIUS + ux * span_x
+            ty[first] = BOT_RADIUS + uy * span_y
+        return tx, ty
 
     # ---- reading -------------------------------------------------------------------------------
     def results(self, arena: int = 0) -> list[dict[str, int]]:
         """Accumulated ResultsForBot-style results of one arena, per seat."""
         return scoring.results(self.totals, arena)
+
+
+# ---- the compiled turn ---------------------------------------------------------------------------
+@njit(cache=True)
+def _turn(
+    bf: F64,
+    bb: Bool,
+    itf: F64,
+    itb: Bool,
+    bla: Bool,
+    bli: I32,
+    blf: F64,
+    scf: F64,
+    sct: F64,
+    sci: I32,
+    evb: Bool,
+    evi: I32,
+    evp: Bool,
+    evf: F64,
+    eva: Bool,
+    width: F64,
+    height: F64,
+    turn_number: I32,
+    inactivity: I32,
+    next_id: I32,
+    game_over: Bool,
+    teleport_x: F64,
+    teleport_y: F64,
+    w: int,
+    cooling: float,
+    max_inactivity: int,
+) -> tuple[int, int, I64, I64, F64]:
+    """§9 steps 3-12 and 14-15 for every arena, on the state's blocks (bots bf/bb, intents
+    itf/itb, bullets bla/bli/blf, scores scf/sct/sci, events evb/evi/evp/evf/eva; arena.state).
+
+    Returns (0, or 1 when an arena ran out of bullet slots; the new bullet width; the turn's
+    bullet events as count, log_i, log_f, see arena.bullets)."""
+    n_arenas, n = bf.shape[1], bf.shape[2]
+    for a in range(n_arenas):
+        running = not game_over[a]
+        eva[EVENT_ROUND_ENDED, a] = False
+        for i in range(n):
+            evb[EVENT_WON_ROUND, a, i] = False
+            for j in range(n):
+                evp[EVENT_BOT_BOT, a, i, j] = False
+                evp[EVENT_RAMMED, a, i, j] = False
+            bf[X0, a, i], bf[Y0, a, i] = bf[X, a, i], bf[Y, a, i]
+            bf[DIRECTION0, a, i] = bf[DIRECTION, a, i]
+            bf[GUN_DIRECTION0, a, i] = bf[GUN_DIRECTION, a, i]
+            bf[RADAR_DIRECTION0, a, i] = bf[RADAR_DIRECTION, a, i]
+        if running:
+            turn_number[a] += 1
+        for i in range(n):  # guns, then moves: firing can leave a bot disabled (§3)
+            enabled = running and bb[IN_MAP, a, i] and not scoring.disabled(bf, bb, a, i)
+            slot = gun.fire_or_cool(
+                bf, bb, itf, itb, bla, bli, blf, a, i, enabled, next_id, cooling, evb, evi
+            )
+            if slot == gun.NO_SLOT:
+                return 1, w, np.zeros(3, np.int64), np.empty((8, 0), np.int64), np.empty((2, 0))
+            w = max(w, slot + 1)
+        for i in range(n):
+            if running and bb[IN_MAP, a, i] and not scoring.disabled(bf, bb, a, i):
+                motion.execute_intent(bf, itf, itb, a, i)
+        first_turn = turn_number[a] == 1
+        for i in range(n):
+            if running and bb[IN_MAP, a, i] and not first_turn:
+                collisions.bot_wall(bf, bb, a, i, width[a], height[a], evb)
+            else:
+                evb[EVENT_BOT_WALL, a, i] = False
+        if running:
+            collisions.bot_bot(
+                bf, bb, scf, sct, sci, evp, evf, a, first_turn, teleport_x, teleport_y
+            )
+        for i in range(n):
+            if running and bb[IN_MAP, a, i]:
+                collisions.clamp_into_arena(bf, a, i, width[a], height[a])
+        radar.scan(bf, bb, itb, a, running, evp, evf)
+        _remember_scans(bf, bb, evp, a, running)
+
+    flying = 0  # room for the bullet events: every bullet, every pair of one arena, every hit
+    pairs = 0
+    for a in range(n_arenas):
+        f = 0
+        for k in range(w):
+            f += bla[BULLET_ACTIVE, k, a]
+        flying += f
+        pairs += f * (f - 1) // 2
+    room = max(pairs, flying * max(n - 1, 1))
+    count = np.zeros(3, np.int64)
+    log_i = np.empty((8, room), np.int64)
+    log_f = np.empty((2, room), np.float64)
+
+    for a in range(n_arenas):
+        running = not game_over[a]
+        any_hit = gun.resolve(
+            bla, bli, blf, bf, bb, scf, sct, sci, a, running, w, width[a], height[a],
+            count, log_i, log_f,
+        )  # fmt: skip
+        scoring.inactivity(bf, bb, inactivity, a, any_hit, running, max_inactivity)
+        for i in range(n):  # §9 step 13: disabled bots' target speed, turn rates and power are 0
+            if scoring.disabled(bf, bb, a, i):
+                itf[INTENT_TARGET_SPEED, a, i] = 0.0
+                itf[INTENT_TURN_RATE, a, i] = 0.0
+                itf[INTENT_GUN_TURN_RATE, a, i] = 0.0
+                itf[INTENT_RADAR_TURN_RATE, a, i] = 0.0
+                itf[INTENT_FIREPOWER, a, i] = 0.0
+        scoring.deaths(bf, bb, scf, a, running, evb)
+        eva[EVENT_ROUND_ENDED, a] = scoring.round_over(bf, bb, bla, a, running, w)
+    return 0, w, count, log_i, log_f
+
+
+@njit(cache=True)
+def _remember_scans(bf: F64, bb: Bool, evp: Bool, a: int, running: bool) -> None:
+    """Keep, per bot, whether it scanned this turn and the nearest scanned position (for fire
+    assist next turn)."""
+    n = bf.shape[2]
+    for i in range(n):
+        nearest, best = -1, np.inf
+        for j in range(n):
+            if evp[EVENT_SCANS, a, i, j]:
+                d = np.hypot(bf[X, a, j] - bf[X, a, i], bf[Y, a, j] - bf[Y, a, i])
+                if d < best:
+                    nearest, best = j, d
+        if running:
+            bb[SCANNED_PREV, a, i] = nearest >= 0
+        if nearest >= 0:
+            bf[SCANNED_PREV_X, a, i] = bf[X, a, nearest]
+            bf[SCANNED_PREV_Y, a, i] = bf[Y, a, nearest]

@@ -1,73 +1,105 @@
 """Rules §4: the speed update with its zero-crossing quirks, move-then-turn, and the turn limits and
-adjust flags applied server-side. Operates in place on Bots [B, N] for the bots in `mask`.
+adjust flags applied server-side. Compiled (numba), in place on one bot of the bots' float block
+(arena.state).
 """
 
-import numpy as np
+import math
 
-from arena.state import F64, Bool, Bots, StoredIntents
-from shared.angles import normalize_absolute_angle
+from numba import njit
+
+from arena.compiled_angles import DEG, normalize_absolute
+from arena.state import (
+    DIRECTION,
+    F64,
+    GUN_DIRECTION,
+    GUN_TURN_RATE,
+    INTENT_ADJUST_GUN_FOR_BODY_TURN,
+    INTENT_ADJUST_RADAR_FOR_BODY_TURN,
+    INTENT_ADJUST_RADAR_FOR_GUN_TURN,
+    INTENT_GUN_TURN_RATE,
+    INTENT_RADAR_TURN_RATE,
+    INTENT_TARGET_SPEED,
+    INTENT_TURN_RATE,
+    RADAR_DIRECTION,
+    RADAR_SWEEP,
+    RADAR_TURN_RATE,
+    SPEED,
+    TURN_RATE,
+    Bool,
+    X,
+    Y,
+)
 from shared.game_constants import (
     ACCELERATION,
     DECELERATION,
     MAX_GUN_TURN_RATE,
     MAX_RADAR_TURN_RATE,
     MAX_SPEED,
+    MAX_TURN_RATE,
 )
-from shared.movement import max_turn_rate
 
 
-def new_bot_speed(speed: F64, target: F64) -> F64:
+@njit(cache=True)
+def _clip(v: float, lo: float, hi: float) -> float:
+    return min(max(v, lo), hi)
+
+
+@njit(cache=True)
+def new_bot_speed(speed: float, target: float) -> float:
     """calcNewBotSpeed (§4.1): +1 accel, -2 brake, instant stop at target 0, v/2 - 1 on crossing.
 
     Mirror-symmetric: for a negative speed the rule runs on (-v, -t) and is negated.
     """
-    m = np.where(speed < 0.0, -1.0, 1.0)
+    m = -1.0 if speed < 0.0 else 1.0
     v = speed * m
     t = target * m
-    same_sign = np.where(
-        t >= v,
-        np.minimum(v + np.minimum(t - v, ACCELERATION), MAX_SPEED),
-        np.maximum(v + np.maximum(t - v, DECELERATION), -MAX_SPEED),
-    )
-    moving = np.where(t > 0.0, same_sign, np.where(t == 0.0, 0.0, v / 2.0 - 1.0))
-    from_rest = np.clip(t, -ACCELERATION, ACCELERATION)
-    return np.asarray(np.where(v == 0.0, from_rest, moving) * m, dtype=np.float64)
+    if v == 0.0:
+        return _clip(t, -ACCELERATION, ACCELERATION) * m
+    if t > 0.0:
+        if t >= v:
+            return min(v + min(t - v, ACCELERATION), MAX_SPEED) * m
+        return max(v + max(t - v, DECELERATION), -MAX_SPEED) * m
+    if t == 0.0:
+        return 0.0 * m
+    return (v / 2.0 - 1.0) * m
 
 
-def execute_intents(bots: Bots, intents: StoredIntents, mask: Bool) -> None:
-    """Speed update, move along the start-of-turn heading, then turn body, gun and radar (§4.1-4.3).
+@njit(cache=True)
+def max_turn_rate(speed: float) -> float:
+    """shared.movement.max_turn_rate: 10 - 0.75 * min(|speed|, 8)."""
+    return MAX_TURN_RATE - 0.75 * min(abs(speed), MAX_SPEED)
 
-    Only bots where `mask` is True (enabled bots in running arenas) execute their intent; the
-    others keep their state, including the rates and sweep they last reported.
-    """
-    everyone = bool(mask.all())
-    speed = new_bot_speed(bots.speed, intents.target_speed)
-    if not everyone:
-        speed = np.where(mask, speed, bots.speed)
-    rad = np.radians(bots.direction)
-    step = speed if everyone else speed * mask
-    bots.x += step * np.cos(rad)
-    bots.y += step * np.sin(rad)
-    bots.speed[:] = speed
+
+@njit(cache=True)
+def execute_intent(bf: F64, itf: F64, itb: Bool, a: int, i: int) -> None:
+    """Speed update, move along the start-of-turn heading, then turn body, gun and radar (§4.1-4.3)
+    for bot i of arena a, which is enabled (a bot that does not execute keeps its state, including
+    the rates and sweep it last reported)."""
+    speed = new_bot_speed(bf[SPEED, a, i], itf[INTENT_TARGET_SPEED, a, i])
+    rad = bf[DIRECTION, a, i] * DEG
+    bf[X, a, i] += speed * math.cos(rad)
+    bf[Y, a, i] += speed * math.sin(rad)
+    bf[SPEED, a, i] = speed
 
     limit = max_turn_rate(speed)
-    b = np.clip(intents.turn_rate, -limit, limit)
-    g = np.clip(intents.gun_turn_rate, -MAX_GUN_TURN_RATE, MAX_GUN_TURN_RATE)
-    r = np.clip(intents.radar_turn_rate, -MAX_RADAR_TURN_RATE, MAX_RADAR_TURN_RATE)
-    agb, arg, arb = (
-        intents.adjust_gun_for_body_turn,
-        intents.adjust_radar_for_gun_turn,
-        intents.adjust_radar_for_body_turn,
-    )
-    gun_turn = b * ~agb + g
-    radar_turn = gun_turn + r - g * arg + b * (arg & agb) - b * arb
-    if not everyone:
-        b, gun_turn, radar_turn = b * mask, gun_turn * mask, radar_turn * mask
-    bots.direction[:] = normalize_absolute_angle(bots.direction + b)
-    bots.gun_direction[:] = normalize_absolute_angle(bots.gun_direction + gun_turn)
-    bots.radar_direction[:] = normalize_absolute_angle(bots.radar_direction + radar_turn)
-    # bots that did not execute (disabled) keep reporting their last rates and sweep
-    np.copyto(bots.turn_rate, b, where=mask)
-    np.copyto(bots.gun_turn_rate, g, where=mask)
-    np.copyto(bots.radar_turn_rate, r, where=mask)
-    np.copyto(bots.radar_sweep, radar_turn, where=mask)
+    b = _clip(itf[INTENT_TURN_RATE, a, i], -limit, limit)
+    g = _clip(itf[INTENT_GUN_TURN_RATE, a, i], -MAX_GUN_TURN_RATE, MAX_GUN_TURN_RATE)
+    r = _clip(itf[INTENT_RADAR_TURN_RATE, a, i], -MAX_RADAR_TURN_RATE, MAX_RADAR_TURN_RATE)
+    agb = itb[INTENT_ADJUST_GUN_FOR_BODY_TURN, a, i]
+    arg = itb[INTENT_ADJUST_RADAR_FOR_GUN_TURN, a, i]
+    arb = itb[INTENT_ADJUST_RADAR_FOR_BODY_TURN, a, i]
+    gun_turn = g if agb else b + g
+    radar_turn = gun_turn + r
+    if arg:
+        radar_turn -= g
+        if agb:
+            radar_turn += b
+    if arb:
+        radar_turn -= b
+    bf[DIRECTION, a, i] = normalize_absolute(bf[DIRECTION, a, i] + b)
+    bf[GUN_DIRECTION, a, i] = normalize_absolute(bf[GUN_DIRECTION, a, i] + gun_turn)
+    bf[RADAR_DIRECTION, a, i] = normalize_absolute(bf[RADAR_DIRECTION, a, i] + radar_turn)
+    bf[TURN_RATE, a, i] = b
+    bf[GUN_TURN_RATE, a, i] = g
+    bf[RADAR_TURN_RATE, a, i] = r
+    bf[RADAR_SWEEP, a, i] = radar_turn

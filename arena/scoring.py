@@ -1,10 +1,27 @@
 """Rules §8, §10, §12: inactivity zaps, deaths with survival and last-survivor scoring, the
 round-over test, round scores with kill bonuses, ranks, WonRoundEvent and game totals.
+
+The per-turn rules (disabled, inactivity, deaths, round over) are compiled (numba) and work on one
+arena; the once-a-round scoring (round scores, ranks, totals) stays in numpy over all arenas.
 """
 
 import numpy as np
+from numba import njit
 
-from arena.state import F64, I32, Bool, Bots, Bullets, Scores, Totals, TurnEvents
+from arena.state import (
+    BULLET_ACTIVE,
+    ENERGY,
+    EVENT_DIED,
+    F64,
+    I32,
+    IN_MAP,
+    SCORE_LAST_SURVIVOR_BONUS,
+    SCORE_SURVIVAL,
+    Bool,
+    Scores,
+    Totals,
+    TurnEvents,
+)
 from shared.game_constants import (
     BONUS_PER_BULLET_KILL,
     BONUS_PER_LAST_SURVIVOR,
@@ -18,50 +35,77 @@ from shared.game_constants import (
 )
 
 
-def disabled(bots: Bots) -> Bool:
+@njit(cache=True)
+def disabled(bf: F64, bb: Bool, a: int, i: int) -> bool:
     """Alive with energy within 1e-6 of 0 (§3)."""
-    return np.asarray(bots.in_map & (bots.energy >= 0.0) & (np.abs(bots.energy) < DISABLED_EPSILON))
+    e = bf[ENERGY, a, i]
+    return bool(bb[IN_MAP, a, i]) and e >= 0.0 and abs(e) < DISABLED_EPSILON
 
 
-def inactivity(bots: Bots, counter: I32, any_hit: Bool, running: Bool, limit: int) -> None:
+@njit(cache=True)
+def inactivity(
+    bf: F64, bb: Bool, counter: I32, a: int, any_hit: bool, running: bool, limit: int
+) -> None:
     """§8: a bullet hit resets the counter; past the limit every bot loses 0.1; counter += 1."""
-    counter[:] = np.where(running & any_hit, 0, counter)
-    zap = running & (counter > limit)
-    bots.energy -= np.where(zap[:, None] & bots.in_map, INACTIVITY_DAMAGE, 0.0)
-    counter[:] = np.where(running, counter + 1, counter)
+    if not running:
+        return
+    if any_hit:
+        counter[a] = 0
+    if counter[a] > limit:
+        for i in range(bf.shape[2]):
+            if bb[IN_MAP, a, i]:
+                bf[ENERGY, a, i] -= INACTIVITY_DAMAGE
+    counter[a] += 1
 
 
-def deaths(bots: Bots, scores: Scores, running: Bool, events: TurnEvents) -> None:
+@njit(cache=True)
+def deaths(bf: F64, bb: Bool, scf: F64, a: int, running: bool, evb: Bool) -> None:
     """§12 survival: each death-turn gives every survivor +1; the last survivor's bonus.
 
     Bots that died leave the map (`in_map` False); their last state stays in the arrays.
     """
-    n = bots.x.shape[1]
-    alive_before = bots.in_map & running[:, None]
-    died = alive_before & (bots.energy < 0.0)
-    events.died[:] = died
-    alive_after = alive_before & ~died
-    some_died: Bool = np.asarray(died.any(axis=1))
-    scores.survival += np.where(some_died[:, None] & alive_after, 1.0, 0.0)
-    n_after = alive_after.sum(axis=1)
-    n_before = alive_before.sum(axis=1)
-    last_one = some_died & (n_before > 1) & (n_after == 1)
-    scores.last_survivor_bonus += np.where(
-        last_one[:, None] & alive_after, BONUS_PER_LAST_SURVIVOR * (n - 1), 0.0
-    )
-    all_gone = some_died & (n_before > 1) & (n_after == 0)
-    scores.last_survivor_bonus += np.where(
-        all_gone[:, None] & alive_before, BONUS_PER_LAST_SURVIVOR * n, 0.0
-    )
-    bots.in_map &= ~died
+    n = bf.shape[2]
+    n_before = n_after = 0
+    for i in range(n):
+        alive = running and bb[IN_MAP, a, i]
+        died = alive and bf[ENERGY, a, i] < 0.0
+        evb[EVENT_DIED, a, i] = died
+        n_before += alive
+        n_after += alive and not died
+    if n_after == n_before:
+        return
+    for i in range(n):
+        alive_before = bb[IN_MAP, a, i]
+        alive_after = alive_before and not evb[EVENT_DIED, a, i]
+        if alive_after:
+            scf[SCORE_SURVIVAL, a, i] += 1.0
+            if n_before > 1 and n_after == 1:
+                scf[SCORE_LAST_SURVIVOR_BONUS, a, i] += BONUS_PER_LAST_SURVIVOR * (n - 1)
+        if alive_before and n_before > 1 and n_after == 0:
+            scf[SCORE_LAST_SURVIVOR_BONUS, a, i] += BONUS_PER_LAST_SURVIVOR * n
+        if evb[EVENT_DIED, a, i]:
+            bb[IN_MAP, a, i] = False
 
 
-def round_over(bots: Bots, bullets: Bullets, running: Bool) -> Bool:
+@njit(cache=True)
+def round_over(bf: F64, bb: Bool, bla: Bool, a: int, running: bool, w: int) -> bool:
     """§10: at most one bot alive, or no bullets in flight and every alive bot disabled."""
-    n_alive = bots.in_map.sum(axis=1)
-    all_disabled = (~bots.in_map | disabled(bots)).all(axis=1) & (n_alive > 0)
-    no_bullets = ~bullets.active.any(axis=0)
-    return np.asarray(running & ((n_alive <= 1) | (all_disabled & no_bullets)))
+    if not running:
+        return False
+    n_alive = 0
+    all_disabled = True
+    for i in range(bf.shape[2]):
+        if bb[IN_MAP, a, i]:
+            n_alive += 1
+            all_disabled = all_disabled and disabled(bf, bb, a, i)
+    if n_alive <= 1:
+        return True
+    if not all_disabled:
+        return False
+    for k in range(w):  # noqa: SIM110 - a plain loop compiles to the simplest code
+        if bla[BULLET_ACTIVE, k, a]:
+            return False
+    return True
 
 
 def round_scores(scores: Scores) -> dict[str, F64]:
@@ -96,9 +140,9 @@ def end_round(scores: Scores, totals: Totals, ended: Bool, events: TurnEvents) -
     events.won_round[:] = ended[:, None] & (rank == 1)
     for name, value in parts.items():
         getattr(totals, name)[:] += np.where(ended[:, None], value, 0.0)
-    totals.first_places += ended[:, None] & (rank == 1)
-    totals.second_places += ended[:, None] & (rank == 2)
-    totals.third_places += ended[:, None] & (rank == 3)
+    totals.first_places[:] += ended[:, None] & (rank == 1)
+    totals.second_places[:] += ended[:, None] & (rank == 2)
+    totals.third_places[:] += ended[:, None] & (rank == 3)
 
 
 def reset_round(scores: Scores, mask: Bool) -> None:

@@ -1,9 +1,15 @@
 """The engine's preallocated arrays: bots [B, N], bullets [B, K], round scores, and the events of
 the last turn. The rules modules read and write these in place; views and the server read them.
+
+Every field is a row of a block: one zeroed array per (dtype, shape) class of a group's fields, so
+the compiled rules (numba) take a group as two to five arrays and index them with the row constants
+at the end of this module (`bf[X, a, i]` is `bots.x[a, i]`). Groups are NamedTuples (TurnEvents a
+dataclass: its sparse bullet events are replaced every turn).
 """
 
 import math
 from dataclasses import dataclass, fields
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -17,8 +23,7 @@ I64 = npt.NDArray[np.int64]
 Bool = npt.NDArray[np.bool_]
 
 
-@dataclass
-class Bots:
+class Bots(NamedTuple):
     """Per-bot state [B, N]. `in_map` is False once a bot died (it is then frozen)."""
 
     x: F64
@@ -46,8 +51,7 @@ class Bots:
     radar_direction0: F64
 
 
-@dataclass
-class StoredIntents:
+class StoredIntents(NamedTuple):
     """The persistent intent of every bot [B, N] (protocol §7.3)."""
 
     target_speed: F64
@@ -62,8 +66,7 @@ class StoredIntents:
     fire_assist: Bool
 
 
-@dataclass
-class Bullets:
+class Bullets(NamedTuple):
     """Bullets in flight, slot-major [K, B] (slot k of every arena is one contiguous row). A new
     bullet takes its arena's first free slot; creation order is the order of `bullet_id`. Only
     slots below `Engine.bullet_width` are ever used, so per-turn work runs on rows [:width].
@@ -90,8 +93,7 @@ class Bullets:
     next_y: F64
 
 
-@dataclass
-class Scores:
+class Scores(NamedTuple):
     """Per-round scoring state [B, N] and the damage table [B, N(dealer), N(victim)]."""
 
     bullet_damage: F64
@@ -104,8 +106,7 @@ class Scores:
     killed_by_ram_of: I32
 
 
-@dataclass
-class Totals:
+class Totals(NamedTuple):
     """Scores accumulated over the game [B, N] (floats; rounded only in results)."""
 
     survival: F64
@@ -170,21 +171,70 @@ class TurnEvents:
     bullets: BulletEvents
 
 
-def _alloc(cls: type, shape_of: dict[str, tuple[int, ...]], dtypes: dict[str, type]) -> object:
-    return cls(**{f.name: np.zeros(shape_of[f.name], dtype=dtypes[f.name]) for f in fields(cls)})
+def _field_types(cls: type) -> dict[str, Any]:
+    """Field name -> annotated type, for NamedTuples and dataclasses alike."""
+    if hasattr(cls, "_fields"):
+        return dict(cls.__annotations__)
+    return {f.name: f.type for f in fields(cls)}
+
+
+def _alloc(
+    cls: type, shape_of: dict[str, tuple[int, ...]], dtypes: dict[str, type], **extra: object
+) -> object:
+    """One zeroed block per (dtype, shape) class of fields, in field order; each field is a row
+    (a contiguous view) of its class's block, so the compiled rules can take a whole group as a
+    few arrays (see `blocks` and `row`)."""
+    names = [name for name in _field_types(cls) if name in shape_of]
+    classes: dict[tuple[type, tuple[int, ...]], list[str]] = {}
+    for name in names:
+        classes.setdefault((dtypes[name], shape_of[name]), []).append(name)
+    views: dict[str, object] = {}
+    for (dtype, shape), members in classes.items():
+        block: npt.NDArray[Any] = np.zeros((len(members), *shape), dtype=dtype)
+        views.update({name: block[k] for k, name in enumerate(members)})
+    return cls(**{name: views[name] for name in names}, **extra)
+
+
+def blocks(group: Any) -> tuple[Any, ...]:
+    """The blocks behind a group's fields, in the order of their first field."""
+    out: list[Any] = []
+    for name in _field_types(type(group)):
+        value = getattr(group, name)
+        if not isinstance(value, np.ndarray):
+            continue
+        base = value.base
+        assert base is not None and base.ndim == value.ndim + 1, f"{name} is not a block row"
+        if not any(base is b for b in out):
+            out.append(base)
+    return tuple(out)
+
+
+def row(cls: type, name: str) -> int:
+    """The row of field `name` in its block (its index among the fields of the same dtype and
+    shape); the compiled rules index blocks with these as constants."""
+    types = _field_types(cls)
+    dtypes = _dtypes(cls)
+    shaped = _SHAPE_CLASS.get(cls, {})
+    key = (dtypes[name], shaped.get(name, ""))
+    same = [f for f in types if (dtypes[f], shaped.get(f, "")) == key]
+    return same.index(name)
+
+
+_SHAPE_CLASS: dict[type, dict[str, str]] = {}
+"""Fields whose shape differs from their group's usual one (set below), for `row`."""
 
 
 def _dtypes(cls: type) -> dict[str, type]:
     out: dict[str, type] = {}
-    for f in fields(cls):
-        if f.type is I64:
-            out[f.name] = np.int64
-        elif f.type is Bool:
-            out[f.name] = np.bool_
-        elif f.type is I32:
-            out[f.name] = np.int32
+    for name, kind in _field_types(cls).items():
+        if kind is I64:
+            out[name] = np.int64
+        elif kind is Bool:
+            out[name] = np.bool_
+        elif kind is I32:
+            out[name] = np.int32
         else:
-            out[f.name] = np.float64
+            out[name] = np.float64
     return out
 
 
@@ -201,43 +251,133 @@ def bullet_capacity(setup: GameSetup, n_bots: int) -> int:
 
 
 def alloc_bots(b: int, n: int) -> Bots:
-    shapes: dict[str, tuple[int, ...]] = {f.name: (b, n) for f in fields(Bots)}
+    shapes: dict[str, tuple[int, ...]] = {name: (b, n) for name in Bots._fields}
     return _alloc(Bots, shapes, _dtypes(Bots))  # type: ignore[return-value]
 
 
 def alloc_intents(b: int, n: int) -> StoredIntents:
-    shapes: dict[str, tuple[int, ...]] = {f.name: (b, n) for f in fields(StoredIntents)}
+    shapes: dict[str, tuple[int, ...]] = {name: (b, n) for name in StoredIntents._fields}
     intents: StoredIntents = _alloc(StoredIntents, shapes, _dtypes(StoredIntents))  # type: ignore[assignment]
     intents.fire_assist[:] = True
     return intents
 
 
 def alloc_bullets(b: int, k: int) -> Bullets:
-    shapes: dict[str, tuple[int, ...]] = {f.name: (k, b) for f in fields(Bullets)}
+    shapes: dict[str, tuple[int, ...]] = {name: (k, b) for name in Bullets._fields}
     return _alloc(Bullets, shapes, _dtypes(Bullets))  # type: ignore[return-value]
 
 
 def alloc_scores(b: int, n: int) -> Scores:
-    shapes: dict[str, tuple[int, ...]] = {f.name: (b, n) for f in fields(Scores)}
+    shapes: dict[str, tuple[int, ...]] = {name: (b, n) for name in Scores._fields}
     shapes["bullet_damage_to"] = shapes["ram_hits_to"] = (b, n, n)
     return _alloc(Scores, shapes, _dtypes(Scores))  # type: ignore[return-value]
 
 
 def alloc_totals(b: int, n: int) -> Totals:
-    return _alloc(Totals, {f.name: (b, n) for f in fields(Totals)}, _dtypes(Totals))  # type: ignore[return-value]
+    return _alloc(Totals, {name: (b, n) for name in Totals._fields}, _dtypes(Totals))  # type: ignore[return-value]
 
 
 def alloc_events(b: int, n: int) -> TurnEvents:
-    dtypes = _dtypes(TurnEvents)
-    kwargs: dict[str, object] = {}
-    for f in fields(TurnEvents):
-        if f.name == "bullets":
-            kwargs[f.name] = BulletEvents.empty()
-            continue
-        shape: tuple[int, ...] = (b, n)
-        if f.name in ("scans", "bot_bot", "rammed"):
-            shape = (b, n, n)
-        elif f.name in ("round_ended", "game_ended"):
-            shape = (b,)
-        kwargs[f.name] = np.zeros(shape, dtype=dtypes[f.name])
-    return TurnEvents(**kwargs)  # type: ignore[arg-type]
+    shapes: dict[str, tuple[int, ...]] = {
+        f.name: {"pair": (b, n, n), "arena": (b,)}.get(
+            _SHAPE_CLASS[TurnEvents].get(f.name, ""), (b, n)
+        )
+        for f in fields(TurnEvents)
+        if f.name != "bullets"
+    }
+    events = _alloc(TurnEvents, shapes, _dtypes(TurnEvents), bullets=BulletEvents.empty())
+    return events  # type: ignore[return-value]
+
+
+_SHAPE_CLASS.update(
+    {
+        Scores: {"bullet_damage_to": "pair", "ram_hits_to": "pair"},
+        TurnEvents: {
+            "scans": "pair",
+            "bot_bot": "pair",
+            "rammed": "pair",
+            "round_ended": "arena",
+            "game_ended": "arena",
+        },
+    }
+)
+
+# ---- block rows, for the compiled rules ----------------------------------------------------------
+# Bots
+X = row(Bots, "x")
+Y = row(Bots, "y")
+DIRECTION = row(Bots, "direction")
+GUN_DIRECTION = row(Bots, "gun_direction")
+RADAR_DIRECTION = row(Bots, "radar_direction")
+SPEED = row(Bots, "speed")
+ENERGY = row(Bots, "energy")
+GUN_HEAT = row(Bots, "gun_heat")
+TURN_RATE = row(Bots, "turn_rate")
+GUN_TURN_RATE = row(Bots, "gun_turn_rate")
+RADAR_TURN_RATE = row(Bots, "radar_turn_rate")
+RADAR_SWEEP = row(Bots, "radar_sweep")
+IN_MAP = row(Bots, "in_map")
+WALL_EVENT_PREV = row(Bots, "wall_event_prev")
+SCANNED_PREV = row(Bots, "scanned_prev")
+SCANNED_PREV_X = row(Bots, "scanned_prev_x")
+SCANNED_PREV_Y = row(Bots, "scanned_prev_y")
+X0 = row(Bots, "x0")
+Y0 = row(Bots, "y0")
+DIRECTION0 = row(Bots, "direction0")
+GUN_DIRECTION0 = row(Bots, "gun_direction0")
+RADAR_DIRECTION0 = row(Bots, "radar_direction0")
+# StoredIntents
+INTENT_TARGET_SPEED = row(StoredIntents, "target_speed")
+INTENT_TURN_RATE = row(StoredIntents, "turn_rate")
+INTENT_GUN_TURN_RATE = row(StoredIntents, "gun_turn_rate")
+INTENT_RADAR_TURN_RATE = row(StoredIntents, "radar_turn_rate")
+INTENT_FIREPOWER = row(StoredIntents, "firepower")
+INTENT_ADJUST_GUN_FOR_BODY_TURN = row(StoredIntents, "adjust_gun_for_body_turn")
+INTENT_ADJUST_RADAR_FOR_GUN_TURN = row(StoredIntents, "adjust_radar_for_gun_turn")
+INTENT_ADJUST_RADAR_FOR_BODY_TURN = row(StoredIntents, "adjust_radar_for_body_turn")
+INTENT_RESCAN = row(StoredIntents, "rescan")
+INTENT_FIRE_ASSIST = row(StoredIntents, "fire_assist")
+# Bullets
+BULLET_ACTIVE = row(Bullets, "active")
+BULLET_OWNER = row(Bullets, "owner")
+BULLET_BULLET_ID = row(Bullets, "bullet_id")
+BULLET_POWER = row(Bullets, "power")
+BULLET_SPEED = row(Bullets, "speed")
+BULLET_START_X = row(Bullets, "start_x")
+BULLET_START_Y = row(Bullets, "start_y")
+BULLET_DIRECTION = row(Bullets, "direction")
+BULLET_UX = row(Bullets, "ux")
+BULLET_UY = row(Bullets, "uy")
+BULLET_TICK = row(Bullets, "tick")
+BULLET_X = row(Bullets, "x")
+BULLET_Y = row(Bullets, "y")
+BULLET_NEXT_X = row(Bullets, "next_x")
+BULLET_NEXT_Y = row(Bullets, "next_y")
+# Scores
+SCORE_BULLET_DAMAGE = row(Scores, "bullet_damage")
+SCORE_RAM_HITS = row(Scores, "ram_hits")
+SCORE_SURVIVAL = row(Scores, "survival")
+SCORE_LAST_SURVIVOR_BONUS = row(Scores, "last_survivor_bonus")
+SCORE_BULLET_DAMAGE_TO = row(Scores, "bullet_damage_to")
+SCORE_RAM_HITS_TO = row(Scores, "ram_hits_to")
+SCORE_KILLED_BY_BULLET_OF = row(Scores, "killed_by_bullet_of")
+SCORE_KILLED_BY_RAM_OF = row(Scores, "killed_by_ram_of")
+# TurnEvents
+EVENT_FIRED = row(TurnEvents, "fired")
+EVENT_FIRED_SLOT = row(TurnEvents, "fired_slot")
+EVENT_SCANS = row(TurnEvents, "scans")
+EVENT_SCAN_ENERGY = row(TurnEvents, "scan_energy")
+EVENT_SCAN_X = row(TurnEvents, "scan_x")
+EVENT_SCAN_Y = row(TurnEvents, "scan_y")
+EVENT_SCAN_DIRECTION = row(TurnEvents, "scan_direction")
+EVENT_SCAN_SPEED = row(TurnEvents, "scan_speed")
+EVENT_BOT_WALL = row(TurnEvents, "bot_wall")
+EVENT_BOT_BOT = row(TurnEvents, "bot_bot")
+EVENT_RAMMED = row(TurnEvents, "rammed")
+EVENT_HITBOT_ENERGY = row(TurnEvents, "hitbot_energy")
+EVENT_HITBOT_X = row(TurnEvents, "hitbot_x")
+EVENT_HITBOT_Y = row(TurnEvents, "hitbot_y")
+EVENT_DIED = row(TurnEvents, "died")
+EVENT_WON_ROUND = row(TurnEvents, "won_round")
+EVENT_ROUND_ENDED = row(TurnEvents, "round_ended")
+EVENT_GAME_ENDED = row(TurnEvents, "game_ended")

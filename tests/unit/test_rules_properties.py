@@ -112,7 +112,7 @@ def _check_invariants(engine: Engine) -> None:
     d = bullet_column(engine, "direction")[active]
     assert ((d >= 0.0) & (d < 360.0)).all()
     for group in (engine.bots, engine.intents, engine.scores, engine.totals):
-        for name, arr in vars(group).items():
+        for name, arr in group._asdict().items():
             if np.issubdtype(arr.dtype, np.floating):
                 assert not np.isnan(arr).any(), name
 
