@@ -4,9 +4,9 @@ intents of one turn into the engine's stored intent (shared.intent field names).
 Pure: arena/session.py feeds it the parsed intents and writes the merged values to the engine.
 """
 
-import math
 import re
 from dataclasses import dataclass, field
+from math import isfinite
 from typing import Any, Final
 
 from arena.protocol import Json, ProtocolError, opt_float, opt_int, opt_str
@@ -55,44 +55,49 @@ class BotIntent:
     debug_graphics: str | None
 
 
-_INTENT_SPEC: Final[dict[str, tuple[str, str]]] = {
-    **{key: ("number", name) for key, name in MOTION_FIELDS.items()},
-    **{key: ("flag", name) for key, name in FLAG_FIELDS.items()},
-    **{key: ("color", key) for key in COLOR_FIELDS},
-    "stdOut": ("text", "std_out"),
-    "stdErr": ("text", "std_err"),
-    "debugGraphics": ("text", "debug_graphics"),
-    "teamMessages": ("team", ""),
+_TEXT_FIELDS: Final = {"stdOut": "std_out", "stdErr": "std_err", "debugGraphics": "debug_graphics"}
+_NUMBER, _FLAG, _COLOR_FIELD, _TEXT, _TEAM = range(5)
+_INTENT_SPEC: Final[dict[str, tuple[int, str]]] = {
+    **{key: (_NUMBER, name) for key, name in MOTION_FIELDS.items()},
+    **{key: (_FLAG, name) for key, name in FLAG_FIELDS.items()},
+    **{key: (_COLOR_FIELD, key) for key in COLOR_FIELDS},
+    **{key: (_TEXT, name) for key, name in _TEXT_FIELDS.items()},
+    "teamMessages": (_TEAM, ""),
 }
+_FAST_INT: Final = 2**53
+"""Integers up to this size are converted inline; larger ones go through opt_float's checks."""
 
 
 def parse_bot_intent(msg: Json) -> BotIntent:
-    """One pass over the message (a hot path: every bot, every turn); nulls are absent."""
+    """One pass over the message (a hot path: every bot, every turn); nulls are absent.
+
+    The Bot APIs send every field, most of them null, so a null is skipped first, and plain
+    floats and ints are taken without a helper call."""
     motion: dict[str, float | bool] = {}
     colors: dict[str, str | None] = {}
     texts: dict[str, str] = {}
     for key, value in msg.items():
-        if value is None or key not in _INTENT_SPEC:
+        if value is None:
             continue
-        kind, name = _INTENT_SPEC[key]
-        if kind == "number":
-            motion[name] = (
-                value if type(value) is float and math.isfinite(value) else _num(msg, key)
-            )
-        elif kind == "flag":
+        spec = _INTENT_SPEC.get(key)
+        if spec is None:
+            continue
+        kind, name = spec
+        if kind == _NUMBER:
+            t = type(value)
+            if t is float and isfinite(value):
+                motion[name] = value
+            elif t is int and -_FAST_INT <= value <= _FAST_INT:
+                motion[name] = float(value)
+            else:
+                motion[name] = _num(msg, key)
+        elif kind == _FLAG:
             if type(value) is not bool:
                 raise ProtocolError(f"BotIntent.{key} must be a boolean")
             motion[name] = value
-        elif kind == "color":
-            c = opt_str(msg, key, 20)
-            assert c is not None
-            if not c.strip():
-                colors[key] = None
-            elif _COLOR.fullmatch(c):
-                colors[key] = c
-            else:
-                raise ProtocolError(f"BotIntent.{key} must be a colour like #RRGGBB")
-        elif kind == "text":
+        elif kind == _COLOR_FIELD:
+            colors[key] = _color(msg, key)
+        elif kind == _TEXT:
             texts[name] = opt_str(msg, key, 4 * MAX_TEXT) or ""
         else:
             _check_team_messages(value)
@@ -109,6 +114,16 @@ def _num(msg: Json, key: str) -> float:
     f = opt_float(msg, key)
     assert f is not None
     return f
+
+
+def _color(msg: Json, key: str) -> str | None:
+    c = opt_str(msg, key, 20)
+    assert c is not None
+    if not c.strip():
+        return None
+    if _COLOR.fullmatch(c):
+        return c
+    raise ProtocolError(f"BotIntent.{key} must be a colour like #RRGGBB")
 
 
 def _check_team_messages(team: Any) -> None:

@@ -1,6 +1,6 @@
 """The incoming half of the Tank Royale protocol (../shared/reference/tank-royale-protocol.md):
-WebSocket text frames from bots, controllers and observers decoded and validated into typed
-messages (BotIntent and its merge live in arena/intent_merge.py).
+WebSocket text frames from bots, controllers and observers decoded (orjson) and validated into
+typed messages (BotIntent and its merge live in arena/intent_merge.py).
 
 Pure: no I/O. The server shell (arena/server.py) feeds it frames; a `ProtocolError` means "close
 this one client with this code and reason", an `InvalidRequest` means "ignore and log" (§6.1).
@@ -12,6 +12,8 @@ import json
 import math
 from dataclasses import dataclass
 from typing import Any, Final
+
+import orjson
 
 from arena.game_setup import GameSetup
 
@@ -83,9 +85,9 @@ def decode(frame: str | bytes) -> Json:
     if not isinstance(frame, str):
         raise ProtocolError("Binary frames are not supported", CLOSE_UNSUPPORTED)
     try:
-        msg = json.loads(frame, parse_constant=_reject_constant, parse_float=_finite_float)
-    except (ValueError, RecursionError) as e:
-        raise ProtocolError(f"Malformed JSON: {e}") from None
+        msg = orjson.loads(frame)
+    except orjson.JSONDecodeError as e:
+        msg = _decode_refused(frame, e)
     if not isinstance(msg, dict):
         raise ProtocolError("A message must be a JSON object")
     kind = msg.get("type")
@@ -93,6 +95,21 @@ def decode(frame: str | bytes) -> Json:
         raise ProtocolError("A message needs a string 'type'")
     if kind not in KNOWN_TYPES:
         raise ProtocolError(f"Unknown message type: {kind[:40]}", CLOSE_UNSUPPORTED)
+    return msg
+
+
+def _decode_refused(frame: str, error: orjson.JSONDecodeError) -> Any:
+    """A frame orjson refused, parsed again by the standard library (rare, so its speed does not
+    matter): malformed JSON, NaN, Infinity and non-finite numbers such as 1e999 get the reasons
+    they always had; integers beyond a double's range (which only orjson refuses) are accepted, and
+    the field readers judge them as before. Strings with lone surrogates (\\ud800), which only the
+    standard library accepts, are refused: orjson could not send them back out in a message."""
+    try:
+        msg = json.loads(frame, parse_constant=_reject_constant, parse_float=_finite_float)
+        json.dumps(msg, ensure_ascii=False).encode()
+    except (ValueError, RecursionError) as e:  # UnicodeEncodeError is a ValueError
+        reason = error if isinstance(e, UnicodeEncodeError) else e
+        raise ProtocolError(f"Malformed JSON: {reason}") from None
     return msg
 
 

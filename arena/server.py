@@ -13,7 +13,6 @@ server's state; everything pure is in protocol, intent_merge, session and server
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 import time
@@ -23,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import uuid4
 
-from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 
 from arena import intent_merge
@@ -34,8 +33,6 @@ from arena.placement import CELL
 from arena.session import Game, Lobby, LobbyBot, Phase, RecorderFactory, TurnOutput
 
 log = logging.getLogger("tankrl.arena.server")
-encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
-"""Compact JSON, as the official server's Gson writes it."""
 Json = dict[str, Any]
 
 
@@ -417,11 +414,13 @@ class ArenaServer:
                 game.debugging.discard(index)
 
     # ---- sending --------------------------------------------------------------------------------
-    async def _send_text(self, client: Client, text: str) -> None:
-        """Write now or drop the client: the transport buffer is its bounded outgoing queue.
+    async def _send_text(self, client: Client, data: bytes) -> None:
+        """Write one encoded message (UTF-8 JSON) in a Text frame, now, or drop the client: the
+        transport buffer is its bounded outgoing queue.
 
-        Below the buffer's high-water mark websockets writes without waiting (only a closing
-        connection waits, bounded by close_timeout), so the common case skips the timeout."""
+        Below the buffer's high-water mark the frame is written at once with websockets'
+        synchronous `broadcast` (no await, and a closing connection is skipped rather than waited
+        for); only a message that would cross the mark waits, bounded by send_timeout_s."""
         if client.kicked:
             return
         transport = client.ws.transport
@@ -430,25 +429,25 @@ class ArenaServer:
         if buffered > limit:
             self._kick(client, "Too slow: outgoing buffer full")
             return
+        if buffered + len(data) < 2 * limit:
+            broadcast((client.ws,), data, text=True)
+            return
         try:
-            if buffered + len(text) < 2 * limit:
-                await client.ws.send(text)
-            else:
-                async with asyncio.timeout(self.options.send_timeout_s):
-                    await client.ws.send(text)
+            async with asyncio.timeout(self.options.send_timeout_s):
+                await client.ws.send(data, text=True)
         except ConnectionClosed:
             pass
         except TimeoutError:
             self._kick(client, "Too slow: send timed out")
 
     async def _send(self, client: Client, msg: Json) -> None:
-        await self._send_text(client, encode(msg))
+        await self._send_text(client, out.encode(msg))
 
     async def _broadcast(self, msg: Json | None) -> None:
         if msg is not None and self._watchers:
-            text = encode(msg)
+            data = out.encode(msg)
             for c in list(self._watchers):
-                await self._send_text(c, text)
+                await self._send_text(c, data)
 
     def _kick(self, client: Client, reason: str) -> None:
         client.kicked = True
@@ -555,14 +554,14 @@ class ArenaServer:
         """Serialise every bot's messages first, then write them back to back: a bot woken by
         its tick can take this CPU, and the next bot should not wait for the JSON encoder."""
         clients = self._game_clients
-        texts = [
-            (client, [encode(m) for m in msgs])
+        encoded = [
+            (client, [out.encode(m) for m in msgs])
             for i, msgs in result.to_bots.items()
             if (client := clients[i]) is not None
         ]
-        for client, frames in texts:
-            for text in frames:
-                await self._send_text(client, text)
+        for client, frames in encoded:
+            for data in frames:
+                await self._send_text(client, data)
 
     async def _abort(self, game: Game, why: str) -> None:
         log.info("game aborted: %s", why)

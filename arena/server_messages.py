@@ -1,6 +1,6 @@
 """The outgoing half of the Tank Royale protocol: the server's non-tick messages as camelCase
-JSON objects (ticks come from arena/tick_messages.py). Pure: the session builds them, the
-server shell serialises and sends them.
+JSON objects (ticks come from arena/tick_messages.py), and `encode`, the one serialiser of every
+outgoing message. Pure: the session builds them, the server shell encodes and sends them.
 
 Only schema fields are sent and nulls are omitted (as Gson does). Bots only ever receive the
 seven types in BOT_MESSAGE_TYPES; everything else goes to observers and controllers.
@@ -9,6 +9,8 @@ seven types in BOT_MESSAGE_TYPES; everything else goes to observers and controll
 from collections.abc import Iterable, Mapping
 from importlib import metadata
 from typing import Any, Final
+
+import orjson
 
 from arena.game_setup import GameSetup
 from shared.game_constants import BEHAVIOR_VERSION
@@ -29,6 +31,14 @@ BOT_MESSAGE_TYPES: Final = frozenset(
 SERVER_NAME: Final = "tankrl arena server"
 VARIANT: Final = "Tank Royale"
 FALLBACK_VERSION: Final = "1.4.0"
+
+
+def encode(msg: Json) -> bytes:
+    """A message as compact UTF-8 JSON (as the official server's Gson writes it), to be sent in a
+    Text frame (`send(data, text=True)`): the Bot APIs refuse Binary frames. Floats are written in
+    shortest round-trip form (1.0 stays 1.0), ints as ints, numpy scalars as the numbers they hold.
+    """
+    return orjson.dumps(msg, option=orjson.OPT_SERIALIZE_NUMPY)
 
 
 def server_version() -> str:

@@ -22,7 +22,7 @@ from arena import server_messages as out
 from arena.engine import Engine
 from arena.game_setup import GameSetup
 from arena.intent_merge import BotIntent, IntentSlot
-from arena.tick_messages import receives_tick, tick_for_bot, tick_for_observer
+from arena.tick_messages import ArenaTurn
 from shared.intent import INTENT_FIELDS, Intent
 
 Json = dict[str, Any]
@@ -135,6 +135,8 @@ class Game:
         self._seat_of: dict[int, int] = {}
         self._ids: dict[int, int] | None = None
         self._rows: list[Intent] = []
+        self._turn: ArenaTurn | None = None
+        """The last turn as read for the bots' ticks, reused for the observers' tick."""
         self._step: Callable[[], None] = lambda: None
         self.recorder: Recorder | None = None
         self.paused = debug_mode
@@ -280,7 +282,8 @@ class Game:
         self.turns += 1
         self.skipped_turns += skipped
         ev = e.events
-        round_no, turn_no = int(e.round_number[0]), int(e.turn_number[0])
+        self._turn = turn = ArenaTurn(e, 0)
+        round_no, turn_no = turn.round_number, turn.turn_number
         round_ended, game_ended = bool(ev.round_ended[0]), bool(ev.game_ended[0])
         for s, i in enumerate(self.seats):
             msgs = to_bots.get(i)
@@ -288,8 +291,8 @@ class Game:
                 continue
             if turn_no == 1:
                 msgs.insert(0, out.round_started(round_no))
-            if receives_tick(e, 0, s):
-                msgs.append(self._bot_tick(s, i))
+            if turn.ticked[s]:
+                msgs.append(self._bot_tick(turn, s, i))
         if round_ended:
             per_seat = e.results(0)
             for s, i in enumerate(self.seats):
@@ -306,17 +309,19 @@ class Game:
     def observer_messages(self, turn: TurnOutput, observers: bool = True) -> list[Json]:
         """The observers' and controllers' messages of the turn just played (call it before the
         next turn; with `observers` False it only clears the turn's console text)."""
-        e = self.engine
+        e, arena_turn, self._turn = self.engine, self._turn, None
         assert e is not None
         texts = [self.slots[i].take_text() for i in self.seats]
         if not observers:
             self.paused = self.paused or (self.debug_mode and not turn.game_ended)
             return []
-        round_no, turn_no = int(e.round_number[0]), int(e.turn_number[0])
+        if arena_turn is None:
+            arena_turn = ArenaTurn(e, 0)
+        round_no, turn_no = arena_turn.round_number, arena_turn.turn_number
         to_obs: list[Json] = []
         if turn_no == 1:
             to_obs.append(out.round_started(round_no))
-        to_obs.append(self._observer_tick(texts))
+        to_obs.append(self._observer_tick(arena_turn, texts))
         if turn.round_ended:
             _, rows = self.results()
             to_obs.append(out.round_ended_for_observer(round_no, turn_no, rows))
@@ -327,10 +332,8 @@ class Game:
             to_obs.append(out.game_paused("debug_step"))
         return to_obs
 
-    def _bot_tick(self, seat: int, index: int) -> Json:
-        e = self.engine
-        assert e is not None
-        tick = tick_for_bot(e, 0, seat)
+    def _bot_tick(self, turn: ArenaTurn, seat: int, index: int) -> Json:
+        tick = turn.bot_tick(seat)
         colors = self.slots[index].colors
         if colors:
             tick["botState"].update(colors)
@@ -338,14 +341,12 @@ class Game:
             tick["botState"]["isDebuggingEnabled"] = True
         return tick if self._ids is None else out.remap_ids(tick, self._ids)
 
-    def _observer_tick(self, texts: list[tuple[str | None, str | None]]) -> Json:
-        e = self.engine
-        assert e is not None
+    def _observer_tick(self, turn: ArenaTurn, texts: list[tuple[str | None, str | None]]) -> Json:
         names = [
             (b.session_id, b.info["name"], b.info["version"])
             for b in (self.bots[i] for i in self.seats)
         ]
-        tick = tick_for_observer(e, 0, names)
+        tick = turn.observer_tick(names)
         for state in tick["botStates"]:
             s = state["id"] - 1
             i = self.seats[s]

@@ -1,162 +1,269 @@
 """Protocol §7: the engine's state and events of one arena as TickEventForBot and
 TickEventForObserver JSON objects (camelCase dicts), with the in-tick event objects.
 
+A hot path (every bot and the observers, every turn): `ArenaTurn` reads a turn's engine arrays
+once into Python lists, and every message of that turn is built from those lists.
 Bot ids are seat + 1. Events are built in a fixed order (the official server's order is arbitrary).
 Our choice (rules §13.2): BotDeathEvent goes to every bot still receiving ticks, not only to
 observers.
 """
 
-from typing import Any
-
-import numpy as np
+from collections.abc import Iterable
+from typing import Any, Final
 
 from arena.engine import Engine
 
 Json = dict[str, Any]
 
-
-def bullet_state(engine: Engine, arena: int, slot: int, muzzle: bool = False) -> Json:
-    """BulletState of a bullet (at the muzzle for BulletFiredEvent)."""
-    bl = engine.bullets
-    x = bl.start_x if muzzle else bl.x
-    y = bl.start_y if muzzle else bl.y
-    return {
-        "bulletId": int(bl.bullet_id[slot, arena]),
-        "ownerId": int(bl.owner[slot, arena]) + 1,
-        "power": float(bl.power[slot, arena]),
-        "x": float(x[slot, arena]),
-        "y": float(y[slot, arena]),
-        "direction": float(bl.direction[slot, arena]),
-    }
-
-
-def bot_state(engine: Engine, arena: int, seat: int) -> Json:
-    """BotState of one seat after the turn."""
-    b = engine.bots
-    enemies = sum(
-        1
-        for j in range(engine.n_bots)
-        if j != seat and (b.in_map[arena, j] or engine.events.died[arena, j])
-    )
-    return {
-        "energy": float(b.energy[arena, seat]),
-        "x": float(b.x[arena, seat]),
-        "y": float(b.y[arena, seat]),
-        "direction": float(b.direction[arena, seat]),
-        "gunDirection": float(b.gun_direction[arena, seat]),
-        "radarDirection": float(b.radar_direction[arena, seat]),
-        "radarSweep": float(b.radar_sweep[arena, seat]),
-        "speed": float(b.speed[arena, seat]),
-        "turnRate": float(b.turn_rate[arena, seat]),
-        "gunTurnRate": float(b.gun_turn_rate[arena, seat]),
-        "radarTurnRate": float(b.radar_turn_rate[arena, seat]),
-        "gunHeat": float(b.gun_heat[arena, seat]),
-        "enemyCount": enemies,
-    }
+BOT_STATE_FIELDS: Final = (
+    ("energy", "energy"),
+    ("x", "x"),
+    ("y", "y"),
+    ("direction", "direction"),
+    ("gunDirection", "gun_direction"),
+    ("radarDirection", "radar_direction"),
+    ("radarSweep", "radar_sweep"),
+    ("speed", "speed"),
+    ("turnRate", "turn_rate"),
+    ("gunTurnRate", "gun_turn_rate"),
+    ("radarTurnRate", "radar_turn_rate"),
+    ("gunHeat", "gun_heat"),
+)
+"""BotState's float fields in message order: (protocol key, Bots array); enemyCount follows."""
+_BOT_STATE_KEYS: Final = tuple(key for key, _ in BOT_STATE_FIELDS)
+_SCAN_COLUMNS: Final = ("scan_energy", "scan_x", "scan_y", "scan_direction", "scan_speed")
+_HIT_BOT_COLUMNS: Final = ("hitbot_energy", "hitbot_x", "hitbot_y")
+_BULLET_COLUMNS: Final = (
+    *("bullet_id", "owner", "power", "x", "y", "direction"),
+    *("start_x", "start_y"),
+)
 
 
-def _event(kind: str, turn: int, **fields: Any) -> Json:
-    return {"type": kind, "turnNumber": turn, **fields}
+def _per_seat(group: Any, names: Iterable[str], arena: int) -> list[tuple[Any, ...]]:
+    """Rows of [B, N] arrays transposed: per seat, a tuple of the named fields' values."""
+    return list(zip(*(getattr(group, name)[arena].tolist() for name in names), strict=True))
 
 
-def events_for_bot(engine: Engine, arena: int, seat: int) -> list[Json]:
-    """The in-tick events one bot receives this turn."""
-    ev, turn = engine.events, int(engine.turn_number[arena])
-    out: list[Json] = []
-    n = engine.n_bots
-    if ev.fired[arena, seat]:
-        out.append(
-            _event(
-                "BulletFiredEvent",
-                turn,
-                bullet=bullet_state(engine, arena, int(ev.fired_slot[arena, seat]), muzzle=True),
-            )
-        )
-    for j in range(n):
-        if ev.scans[arena, seat, j]:
-            out.append(
-                _event(
-                    "ScannedBotEvent",
-                    turn,
-                    scannedByBotId=seat + 1,
-                    scannedBotId=j + 1,
-                    **_scan_fields(engine, arena, j),
-                )
-            )
-    out += _bullet_events(engine, arena, seat)
-    if ev.bot_wall[arena, seat]:
-        out.append(_event("BotHitWallEvent", turn, victimId=seat + 1))
-    for j in range(n):
-        if ev.bot_bot[arena, seat, j]:
-            out.append(
-                _event(
-                    "BotHitBotEvent",
-                    turn,
-                    botId=seat + 1,
-                    victimId=j + 1,
-                    energy=float(ev.hitbot_energy[arena, j]),
-                    x=float(ev.hitbot_x[arena, j]),
-                    y=float(ev.hitbot_y[arena, j]),
-                    rammed=bool(ev.rammed[arena, seat, j]),
-                )
-            )
-    for j in range(n):
-        if ev.died[arena, j]:
-            out.append(_event("BotDeathEvent", turn, victimId=j + 1))
-    if ev.won_round[arena, seat]:
-        out.append(_event("WonRoundEvent", turn))
-    return out
+class ArenaTurn:
+    """One arena after a turn, read from the engine's arrays once as Python values (lists of
+    floats, ints and bools, indexed by seat or bullet slot). Valid until the engine steps again."""
 
+    def __init__(self, engine: Engine, arena: int) -> None:
+        b, ev, a = engine.bots, engine.events, arena
+        self.round_number = int(engine.round_number[a])
+        self.turn_number = int(engine.turn_number[a])
+        self.n = engine.n_bots
+        self.states = _per_seat(b, (name for _, name in BOT_STATE_FIELDS), a)
+        self.died: list[bool] = ev.died[a].tolist()
+        self.ticked = [m or d for m, d in zip(b.in_map[a].tolist(), self.died, strict=True)]
+        """Whether each seat gets a tick: alive, or died this turn."""
+        self.enemy_count = sum(self.ticked)
+        """Bots receiving a tick this turn; a bot's enemyCount is this minus itself."""
+        self.won_round: list[bool] = ev.won_round[a].tolist()
+        self.bot_wall: list[bool] = ev.bot_wall[a].tolist()
+        # rarer events: their values are read only on a turn that has one
+        self.fired: list[bool] = ev.fired[a].tolist()
+        self.fired_slot: list[int] = ev.fired_slot[a].tolist() if any(self.fired) else []
+        self.scans: list[list[bool]] = ev.scans[a].tolist()
+        self.scanned: list[tuple[Any, ...]] = []
+        if any(map(any, self.scans)):
+            self.scanned = _per_seat(ev, _SCAN_COLUMNS, a)
+        self.bot_bot: list[list[bool]] = ev.bot_bot[a].tolist()
+        self.rammed: list[list[bool]] = []
+        self.hit_bot: list[tuple[Any, ...]] = []
+        if any(map(any, self.bot_bot)):
+            self.rammed = ev.rammed[a].tolist()
+            self.hit_bot = _per_seat(ev, _HIT_BOT_COLUMNS, a)
+        self._read_bullet_events(engine, arena)
+        self._read_bullets(engine, arena)
 
-def _scan_fields(engine: Engine, arena: int, target: int) -> Json:
-    ev = engine.events
-    return {
-        "energy": float(ev.scan_energy[arena, target]),
-        "x": float(ev.scan_x[arena, target]),
-        "y": float(ev.scan_y[arena, target]),
-        "direction": float(ev.scan_direction[arena, target]),
-        "speed": float(ev.scan_speed[arena, target]),
-    }
+    def _read_bullet_events(self, engine: Engine, a: int) -> None:
+        be = engine.events.bullets
+        self.walls: list[int] = []
+        self.pairs: list[tuple[int, int]] = []
+        self.hits: list[tuple[int, int, float, float]] = []
+        if be.wall_arena.size:
+            walls = zip(be.wall_arena.tolist(), be.wall_slot.tolist(), strict=True)
+            self.walls = [s for r, s in walls if r == a]
+        if be.pair_arena.size:
+            pairs = zip(be.pair_arena.tolist(), be.pair_a.tolist(), be.pair_b.tolist(), strict=True)
+            self.pairs = [(j, k) for r, j, k in pairs if r == a]
+        if be.hit_arena.size:
+            columns = (be.hit_slot, be.hit_victim, be.hit_damage, be.hit_victim_energy)
+            hits = zip(be.hit_arena.tolist(), *(c.tolist() for c in columns), strict=True)
+            self.hits = [(s, v, damage, energy) for r, s, v, damage, energy in hits if r == a]
 
+    def _read_bullets(self, engine: Engine, a: int) -> None:
+        """Slots below bullet_width; the columns are read when a bullet flies or has an event."""
+        bl, w = engine.bullets, engine.bullet_width
+        active = bl.active[:w, a].tolist() if w else []
+        flying = [k for k in range(w) if active[k]]
+        cols: list[list[Any]] = [[] for _ in _BULLET_COLUMNS]
+        if flying or self.walls or self.pairs or self.hits or self.fired_slot:
+            cols = [getattr(bl, name)[:w, a].tolist() for name in _BULLET_COLUMNS]
+        self.bullet_id, self.owner, self.power, self.x, self.y, self.direction = cols[:6]
+        self.start_x, self.start_y = cols[6:]
+        self.flying = sorted(flying, key=self.bullet_id.__getitem__)
+        """Slots of the bullets in flight, in creation (bullet id) order."""
 
-def _bullet_events(engine: Engine, arena: int, seat: int | None) -> list[Json]:
-    """Bullet events for one bot (seat) or, with seat None, the observer copies."""
-    be, bl, turn = engine.events.bullets, engine.bullets, int(engine.turn_number[arena])
-    out: list[Json] = []
-    for a, s in zip(be.wall_arena, be.wall_slot, strict=True):
-        if a == arena and (seat is None or bl.owner[s, a] == seat):
-            out.append(_event("BulletHitWallEvent", turn, bullet=bullet_state(engine, a, s)))
-    for a, j, k in zip(be.pair_arena, be.pair_a, be.pair_b, strict=True):
-        if a != arena:
-            continue
-        for own, other in ((j, k), (k, j)):
-            if seat is None and own != j:
-                continue  # observers get one copy per collision
-            if seat is None or bl.owner[own, a] == seat:
-                out.append(
-                    _event(
-                        "BulletHitBulletEvent",
-                        turn,
-                        bullet=bullet_state(engine, a, own),
-                        hitBullet=bullet_state(engine, a, other),
+    def bot_state(self, seat: int) -> Json:
+        """BotState of one seat after the turn."""
+        state = dict(zip(_BOT_STATE_KEYS, self.states[seat], strict=True))
+        state["enemyCount"] = self.enemy_count - self.ticked[seat]
+        return state
+
+    def bullet_state(self, slot: int, muzzle: bool = False) -> Json:
+        """BulletState of a bullet (at the muzzle for BulletFiredEvent)."""
+        return {
+            "bulletId": self.bullet_id[slot],
+            "ownerId": self.owner[slot] + 1,
+            "power": self.power[slot],
+            "x": (self.start_x if muzzle else self.x)[slot],
+            "y": (self.start_y if muzzle else self.y)[slot],
+            "direction": self.direction[slot],
+        }
+
+    def fired_event(self, seat: int) -> Json:
+        bullet = self.bullet_state(self.fired_slot[seat], muzzle=True)
+        return {"type": "BulletFiredEvent", "turnNumber": self.turn_number, "bullet": bullet}
+
+    def scanned_event(self, seat: int, target: int) -> Json:
+        energy, x, y, direction, speed = self.scanned[target]
+        return {
+            "type": "ScannedBotEvent",
+            "turnNumber": self.turn_number,
+            "scannedByBotId": seat + 1,
+            "scannedBotId": target + 1,
+            "energy": energy,
+            "x": x,
+            "y": y,
+            "direction": direction,
+            "speed": speed,
+        }
+
+    def bot_bot_event(self, seat: int, other: int) -> Json:
+        energy, x, y = self.hit_bot[other]
+        return {
+            "type": "BotHitBotEvent",
+            "turnNumber": self.turn_number,
+            "botId": seat + 1,
+            "victimId": other + 1,
+            "energy": energy,
+            "x": x,
+            "y": y,
+            "rammed": self.rammed[seat][other],
+        }
+
+    def bullet_events(self, seat: int | None) -> list[Json]:
+        """Bullet events for one bot (seat) or, with seat None, the observer copies."""
+        turn, owner, out = self.turn_number, self.owner, []
+        for s in self.walls:
+            if seat is None or owner[s] == seat:
+                bullet = self.bullet_state(s)
+                out.append({"type": "BulletHitWallEvent", "turnNumber": turn, "bullet": bullet})
+        for j, k in self.pairs:
+            for own, other in ((j, k), (k, j)):
+                if seat is None and own != j:
+                    continue  # observers get one copy per collision
+                if seat is None or owner[own] == seat:
+                    out.append(
+                        {
+                            "type": "BulletHitBulletEvent",
+                            "turnNumber": turn,
+                            "bullet": self.bullet_state(own),
+                            "hitBullet": self.bullet_state(other),
+                        }
                     )
+        for s, v, damage, energy in self.hits:
+            if seat is None or v == seat or owner[s] == seat:
+                out.append(
+                    {
+                        "type": "BulletHitBotEvent",
+                        "turnNumber": turn,
+                        "victimId": v + 1,
+                        "bullet": self.bullet_state(s),
+                        "damage": damage,
+                        "energy": energy,
+                    }
                 )
-    for h in range(be.hit_arena.size):
-        a, s, v = int(be.hit_arena[h]), int(be.hit_slot[h]), int(be.hit_victim[h])
-        if a != arena:
-            continue
-        if seat is None or v == seat or bl.owner[s, a] == seat:
-            out.append(
-                _event(
-                    "BulletHitBotEvent",
-                    turn,
-                    victimId=v + 1,
-                    bullet=bullet_state(engine, a, s),
-                    damage=float(be.hit_damage[h]),
-                    energy=float(be.hit_victim_energy[h]),
-                )
-            )
-    return out
+        return out
+
+    def bot_events(self, seat: int) -> list[Json]:
+        """The in-tick events one bot receives this turn."""
+        turn, others = self.turn_number, range(self.n)
+        out: list[Json] = []
+        if self.fired[seat]:
+            out.append(self.fired_event(seat))
+        scans = self.scans[seat]
+        out += [self.scanned_event(seat, j) for j in others if scans[j]]
+        if self.walls or self.pairs or self.hits:
+            out += self.bullet_events(seat)
+        if self.bot_wall[seat]:
+            out.append({"type": "BotHitWallEvent", "turnNumber": turn, "victimId": seat + 1})
+        bumped = self.bot_bot[seat]
+        out += [self.bot_bot_event(seat, j) for j in others if bumped[j]]
+        died = self.died
+        out += [
+            {"type": "BotDeathEvent", "turnNumber": turn, "victimId": j + 1}
+            for j in others
+            if died[j]
+        ]
+        if self.won_round[seat]:
+            out.append({"type": "WonRoundEvent", "turnNumber": turn})
+        return out
+
+    def bot_tick(self, seat: int) -> Json:
+        """TickEventForBot: own state, own bullets in flight, own events."""
+        owner = self.owner
+        return {
+            "type": "TickEventForBot",
+            "roundNumber": self.round_number,
+            "turnNumber": self.turn_number,
+            "botState": self.bot_state(seat),
+            "bulletStates": [self.bullet_state(k) for k in self.flying if owner[k] == seat],
+            "events": self.bot_events(seat),
+        }
+
+    def observer_events(self) -> list[Json]:
+        """The observers' copies of this turn's scans, shots, hits, collisions and deaths."""
+        turn, seats = self.turn_number, range(self.n)
+        out: list[Json] = []
+        for seat in seats:
+            if self.fired[seat]:
+                out.append(self.fired_event(seat))
+            scans = self.scans[seat]
+            out += [self.scanned_event(seat, j) for j in seats if scans[j]]
+        out += self.bullet_events(None)
+        for seat in seats:
+            if self.bot_wall[seat]:
+                out.append({"type": "BotHitWallEvent", "turnNumber": turn, "victimId": seat + 1})
+            bumped = self.bot_bot[seat]
+            out += [self.bot_bot_event(seat, j) for j in seats if bumped[j]]
+        out += [
+            {"type": "BotDeathEvent", "turnNumber": turn, "victimId": seat + 1}
+            for seat in seats
+            if self.died[seat]
+        ]
+        return out
+
+    def observer_tick(self, names: list[tuple[str, str, str]]) -> Json:
+        """TickEventForObserver: every bot (with id, sessionId, name, version), every bullet, and
+        the observer copies of the events. `names[seat]` = (sessionId, name, version)."""
+        states = []
+        for seat in range(self.n):
+            if self.ticked[seat]:
+                session, name, version = names[seat]
+                state = self.bot_state(seat)
+                state.update(id=seat + 1, sessionId=session, name=name, version=version)
+                states.append(state)
+        return {
+            "type": "TickEventForObserver",
+            "roundNumber": self.round_number,
+            "turnNumber": self.turn_number,
+            "botStates": states,
+            "bulletStates": [self.bullet_state(k) for k in self.flying],
+            "events": self.observer_events(),
+        }
 
 
 def receives_tick(engine: Engine, arena: int, seat: int) -> bool:
@@ -165,93 +272,15 @@ def receives_tick(engine: Engine, arena: int, seat: int) -> bool:
 
 
 def tick_for_bot(engine: Engine, arena: int, seat: int) -> Json:
-    """TickEventForBot: own state, own bullets in flight, own events."""
-    bl = engine.bullets
-    w = engine.bullet_width
-    own = [int(k) for k in np.nonzero(bl.active[:w, arena] & (bl.owner[:w, arena] == seat))[0]]
-    own.sort(key=lambda k: int(bl.bullet_id[k, arena]))
-    return {
-        "type": "TickEventForBot",
-        "roundNumber": int(engine.round_number[arena]),
-        "turnNumber": int(engine.turn_number[arena]),
-        "botState": bot_state(engine, arena, seat),
-        "bulletStates": [bullet_state(engine, arena, k) for k in own],
-        "events": events_for_bot(engine, arena, seat),
-    }
+    """TickEventForBot of one seat (ArenaTurn.bot_tick builds every seat's from one read)."""
+    return ArenaTurn(engine, arena).bot_tick(seat)
+
+
+def events_for_bot(engine: Engine, arena: int, seat: int) -> list[Json]:
+    """The in-tick events one bot receives this turn."""
+    return ArenaTurn(engine, arena).bot_events(seat)
 
 
 def tick_for_observer(engine: Engine, arena: int, names: list[tuple[str, str, str]]) -> Json:
-    """TickEventForObserver: every bot (with id, sessionId, name, version), every bullet, and the
-    observer copies of scans, shots, hits, collisions and deaths. `names[seat]` =
-    (sessionId, name, version)."""
-    ev, turn = engine.events, int(engine.turn_number[arena])
-    bl, w = engine.bullets, engine.bullet_width
-    states = []
-    for seat in range(engine.n_bots):
-        if not receives_tick(engine, arena, seat):
-            continue
-        session, name, version = names[seat]
-        states.append(
-            {
-                **bot_state(engine, arena, seat),
-                "id": seat + 1,
-                "sessionId": session,
-                "name": name,
-                "version": version,
-            }
-        )
-    flying = sorted(
-        np.nonzero(bl.active[:w, arena])[0].tolist(), key=lambda k: int(bl.bullet_id[k, arena])
-    )
-    events: list[Json] = []
-    for seat in range(engine.n_bots):
-        if ev.fired[arena, seat]:
-            events.append(
-                _event(
-                    "BulletFiredEvent",
-                    turn,
-                    bullet=bullet_state(
-                        engine, arena, int(ev.fired_slot[arena, seat]), muzzle=True
-                    ),
-                )
-            )
-        for j in range(engine.n_bots):
-            if ev.scans[arena, seat, j]:
-                events.append(
-                    _event(
-                        "ScannedBotEvent",
-                        turn,
-                        scannedByBotId=seat + 1,
-                        scannedBotId=j + 1,
-                        **_scan_fields(engine, arena, j),
-                    )
-                )
-    events += _bullet_events(engine, arena, None)
-    for seat in range(engine.n_bots):
-        if ev.bot_wall[arena, seat]:
-            events.append(_event("BotHitWallEvent", turn, victimId=seat + 1))
-        for j in range(engine.n_bots):
-            if ev.bot_bot[arena, seat, j]:
-                events.append(
-                    _event(
-                        "BotHitBotEvent",
-                        turn,
-                        botId=seat + 1,
-                        victimId=j + 1,
-                        energy=float(ev.hitbot_energy[arena, j]),
-                        x=float(ev.hitbot_x[arena, j]),
-                        y=float(ev.hitbot_y[arena, j]),
-                        rammed=bool(ev.rammed[arena, seat, j]),
-                    )
-                )
-    for seat in range(engine.n_bots):
-        if ev.died[arena, seat]:
-            events.append(_event("BotDeathEvent", turn, victimId=seat + 1))
-    return {
-        "type": "TickEventForObserver",
-        "roundNumber": int(engine.round_number[arena]),
-        "turnNumber": turn,
-        "botStates": states,
-        "bulletStates": [bullet_state(engine, arena, k) for k in flying],
-        "events": events,
-    }
+    """TickEventForObserver; `names[seat]` = (sessionId, name, version)."""
+    return ArenaTurn(engine, arena).observer_tick(names)

@@ -4,7 +4,8 @@ timeout (GameAbortedEvent, or unready bots dropped), a complete game with RoundE
 results for bots and watchers, skipped turns (the tank keeps its last intent), the intent merge
 of protocol §7.3, pause / next turn / resume / TPS / stop, debug stepping, bots disconnecting
 mid-round, a slow observer dropped instead of waited for, initial positions, debug graphics,
-and a game that fails internally being aborted while the server goes on."""
+a game that fails internally being aborted while the server goes on, and every message sent
+in a Text frame."""
 
 import asyncio
 import json
@@ -14,6 +15,7 @@ from loopback import MakeServer, until
 
 from arena.raw_client import (
     RawClient,
+    hunter_intent,
     join_as_bot,
     join_as_watcher,
     play_bot,
@@ -413,3 +415,32 @@ async def test_a_failing_game_is_aborted_and_the_server_goes_on(
     await controller.send(start_game([a.address, b.address], number_of_rounds=1))
     seen_a, _ = await asyncio.gather(play_bot(a), play_bot(b))
     assert seen_a[-1]["type"] == "GameEndedEventForBot"
+
+
+async def test_every_message_is_a_text_frame(server: ArenaServer) -> None:
+    """The official Bot APIs refuse Binary frames; the encoder writes bytes, sent as text."""
+    controller, a, b = await two_bots(server)
+    await controller.send(start_game([a.address, b.address], number_of_rounds=1))
+    frames: list[str | bytes] = []
+
+    async def read(client: RawClient, last: str) -> None:
+        while True:
+            async with asyncio.timeout(20):
+                frame = await client.ws.recv()
+            frames.append(frame)
+            msg = json.loads(frame)
+            if msg["type"] == "GameStartedEventForBot":
+                await client.send({"type": "BotReady"})
+            elif msg["type"] == "TickEventForBot":
+                await client.send(hunter_intent(msg))
+            elif msg["type"] == last:
+                return
+
+    await asyncio.gather(
+        read(a, "GameEndedEventForBot"),
+        read(b, "GameEndedEventForBot"),
+        read(controller, "GameEndedEventForObserver"),
+    )
+    kinds = {json.loads(f)["type"] for f in frames}
+    assert {"TickEventForBot", "TickEventForObserver", "GameEndedEventForBot"} <= kinds
+    assert all(isinstance(f, str) for f in frames)

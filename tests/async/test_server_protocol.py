@@ -1,5 +1,6 @@
 """The pure halves of the server (no sockets): decoding and validating every incoming message
-type (anything malformed is a ProtocolError with a close code, never another exception), the
+type (anything malformed is a ProtocolError with a close code, never another exception; numbers
+out of range keep their reasons), encoding outgoing messages as compact UTF-8 JSON, the
 intent merge of protocol §7.3, address matching and id order, id remapping, session ids, the
 announced version, and that the pure modules import no sockets, Ray, torch or Bot API."""
 
@@ -8,6 +9,7 @@ import subprocess
 import sys
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -93,6 +95,44 @@ def test_malformed_frames_name_their_close_code(frame: str | bytes, code: int) -
     with pytest.raises(proto.ProtocolError) as e:
         merge.parse_bot_intent(proto.decode(frame))
     assert e.value.code == code
+
+
+NINES = "9" * 400
+
+
+@pytest.mark.parametrize(
+    ("frame", "reason"),
+    [
+        ('{"type": "BotIntent", "turnRate": NaN}', "Malformed JSON: NaN is not a JSON number"),
+        ('{"type": "BotIntent", "turnRate": -Infinity}',
+         "Malformed JSON: -Infinity is not a JSON number"),
+        ('{"type": "BotIntent", "turnRate": 1e999}', "Malformed JSON: number out of range: 1e999"),
+        ('{"type": "BotIntent", "turnRate": ' + NINES + "}", "BotIntent.turnRate is out of range"),
+        ('{"type": "BotIntent", "turnRate": -' + NINES + "}", "BotIntent.turnRate is out of range"),
+        ('{"type": "BotIntent", "stdOut": "\\ud800"}', "Malformed JSON: "),
+        ("not json", "Malformed JSON: Expecting value: line 1 column 1 (char 0)"),
+    ],
+)  # fmt: skip
+def test_numbers_out_of_range_and_bad_json_close_with_their_reason(frame: str, reason: str) -> None:
+    with pytest.raises(proto.ProtocolError) as e:
+        merge.parse_bot_intent(proto.decode(frame))
+    assert e.value.code == proto.CLOSE_INVALID and e.value.reason.startswith(reason)
+
+
+def test_a_huge_integer_in_a_field_nobody_reads_is_ignored() -> None:
+    assert proto.decode('{"type": "BotReady", "extra": ' + NINES + "}")["type"] == "BotReady"
+
+
+def test_messages_are_encoded_as_compact_utf8_json() -> None:
+    msg = {"type": "T", "turnNumber": 3, "energy": 100.0, "x": 0.1, "tiny": 1e-7,
+           "name": "Björn", "id": np.int32(2), "power": np.float64(1.5), "ok": True}  # fmt: skip
+    data = out.encode(msg)
+    assert isinstance(data, bytes)
+    assert data.startswith(b'{"type":"T","turnNumber":3,"energy":100.0,"x":0.1,')
+    decoded = json.loads(data.decode("utf-8"))
+    assert decoded == {**msg, "id": 2, "power": 1.5}
+    assert type(decoded["turnNumber"]) is int and type(decoded["energy"]) is float
+    assert "Björn".encode() in data
 
 
 def test_bot_intent_fields() -> None:
