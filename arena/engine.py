@@ -2,12 +2,16 @@
 
 A turn is one compiled (numba) pass over the arenas, calling the rules modules' per-arena and
 per-bot functions in §9's order; a round's start and end (placement, round scores) run in numpy.
-The first call in a fresh checkout compiles the rules (about a minute) and caches them on disk.
+The first call in a fresh checkout compiles the rules (20 s or more) and caches them on disk;
+`compile_rules()` does that up front (a server calls it before it accepts connections, so no
+client waits on a stalled event loop).
 
 The server (B = 1), the native env (B arenas) and the replay re-simulator all drive this class:
 set each seat's intent, call `step()`, read the state, the turn's events and the results.
 Deterministic for a seed: the same seeds and intents give the same battle.
 """
+
+import functools
 
 import numpy as np
 import numpy.typing as npt
@@ -234,6 +238,13 @@ class Engine:
 
 
 # ---- the compiled turn ---------------------------------------------------------------------------
+@functools.cache
+def compile_rules() -> None:
+    """Compile the turn's kernels now (or load them from the on-disk cache: well under a
+    second), by stepping a throwaway 1v1 arena once."""
+    Engine(GameSetup(), n_arenas=1, n_bots=2).step()
+
+
 @njit(cache=True)
 def _turn(
     bf: F64,

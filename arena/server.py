@@ -28,6 +28,7 @@ from websockets.exceptions import ConnectionClosed
 from arena import intent_merge
 from arena import protocol as proto
 from arena import server_messages as out
+from arena.engine import compile_rules
 from arena.game_setup import GAME_TYPES, GameSetup
 from arena.placement import CELL
 from arena.session import Game, Lobby, LobbyBot, Phase, RecorderFactory, TurnOutput
@@ -139,6 +140,8 @@ class ArenaServer:
 
     # ---- lifecycle ------------------------------------------------------------------------------
     async def start(self) -> None:
+        # the first game's turn must not stall the event loop on a compile of the rules
+        await asyncio.to_thread(compile_rules)
         o = self.options
         self._ws_server = await serve(
             self._handle,

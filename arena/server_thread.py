@@ -14,6 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
+from arena.engine import compile_rules
 from arena.server import ArenaServer, ServerOptions
 from arena.session import RecorderFactory
 
@@ -47,6 +48,7 @@ class ServerThread:
         await self.server.serve_forever()
 
     def start(self) -> ArenaServer:
+        compile_rules()  # may take a while the first time; the start timeout is for binding
         self._thread.start()
         self._started.result(timeout=self._start_timeout_s)
         return self.server
