@@ -12,6 +12,9 @@ Deterministic for a seed: the same seeds and intents give the same battle.
 """
 
 import functools
+import math
+from collections.abc import Mapping
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -65,6 +68,14 @@ from arena.state import (
 from shared.game_constants import BOT_RADIUS, INITIAL_ENERGY, INITIAL_GUN_HEAT
 from shared.intent import INTENT_FIELDS, Intent
 
+_FINITE_FIELDS: Final = INTENT_FIELDS[:5]
+"""The intent's float fields (rates, speed, fire power): NaN or infinity is refused."""
+
+
+def _require_finite(seat: int, name: str, finite: bool) -> None:
+    if not finite:
+        raise ValueError(f"intent.{name} for seat {seat} holds a non-finite value")
+
 
 class Engine:
     """Tank Royale rules for `n_arenas` independent arenas with `n_bots` seats each."""
@@ -83,6 +94,7 @@ class Engine:
         self.capacity = bullet_capacity(setup, n)
         self.bots = alloc_bots(b, n)
         self.intents = alloc_intents(b, n)
+        self._intent_columns = [(name, getattr(self.intents, name)) for name in INTENT_FIELDS]
         self.bullets = alloc_bullets(b, self.capacity)
         self.scores = alloc_scores(b, n)
         self.totals = alloc_totals(b, n)
@@ -115,9 +127,8 @@ class Engine:
 
         Arenas where `received` is False keep the seat's stored intent (a skipped turn).
         """
-        for name in INTENT_FIELDS[:5]:
-            if not np.isfinite(getattr(intent, name)).all():
-                raise ValueError(f"intent.{name} for seat {seat} holds a non-finite value")
+        for name in _FINITE_FIELDS:
+            _require_finite(seat, name, bool(np.isfinite(getattr(intent, name)).all()))
         for name in INTENT_FIELDS:
             stored = getattr(self.intents, name)
             value = getattr(intent, name)
@@ -125,6 +136,14 @@ class Engine:
                 stored[:, seat] = value
             else:
                 stored[:, seat] = np.where(received, value, stored[:, seat])
+
+    def set_seat_intent(self, arena: int, seat: int, values: Mapping[str, float | bool]) -> None:
+        """One arena's intent for one seat from plain values (every field of Intent, defaults
+        applied): what the server stores per BotIntent, without building [B] arrays."""
+        for name in _FINITE_FIELDS:
+            _require_finite(seat, name, math.isfinite(values[name]))
+        for name, stored in self._intent_columns:
+            stored[arena, seat] = values[name]
 
     def stored_intent(self, seat: int) -> Intent:
         """A copy of one seat's stored intents [B]."""

@@ -23,7 +23,6 @@ from arena.engine import Engine
 from arena.game_setup import GameSetup
 from arena.intent_merge import BotIntent, IntentSlot
 from arena.tick_messages import ArenaTurn
-from shared.intent import INTENT_FIELDS, Intent
 
 Json = dict[str, Any]
 
@@ -134,8 +133,10 @@ class Game:
         """Engine seat → index into bots."""
         self._seat_of: dict[int, int] = {}
         self._ids: dict[int, int] | None = None
-        self._rows: list[Intent] = []
         self._turn: ArenaTurn | None = None
+        self._alive: list[bool] = []
+        """Per seat, whether its tank is in the arena (read from the engine after each step)."""
+        self._between_rounds = True
         """The last turn as read for the bots' ticks, reused for the observers' tick."""
         self._step: Callable[[], None] = lambda: None
         self.recorder: Recorder | None = None
@@ -183,7 +184,6 @@ class Game:
                         pos[k, 0, s] = v
             engine.initial_positions = (pos[0], pos[1], pos[2])
         self.engine = engine
-        self._rows = [Intent.zeros(1) for _ in seats]
         self._step = engine.step
         if recorder_factory is not None:
             meta = {"seed": self.seed, "setup": self.setup.to_dict(), "ids": [i + 1 for i in seats]}
@@ -192,6 +192,7 @@ class Game:
             )
             self._step = self.recorder.step
         self.phase = Phase.RUNNING
+        self._read_alive()
         for slot in self.slots:
             slot.clear_turn()
         participants = [
@@ -208,11 +209,8 @@ class Game:
             return
         slot = self.slots[index]
         slot.receive(intent)
-        merged, row = slot.pending, self._rows[seat]
-        assert merged is not None
-        for name in INTENT_FIELDS:
-            getattr(row, name)[0] = merged[name]
-        self.engine.set_intent(seat, row)
+        assert slot.pending is not None
+        self.engine.set_seat_intent(0, seat, slot.pending)
 
     def disconnect(self, index: int) -> None:
         """The tank stays and keeps its stored intent; its bot is no longer waited for."""
@@ -222,12 +220,17 @@ class Game:
     def participants_left(self) -> bool:
         return any(self.connected[i] for i in self.seats)
 
+    def _read_alive(self) -> None:
+        e = self.engine
+        assert e is not None
+        self._alive = e.bots.in_map[0].tolist()
+        self._between_rounds = bool(e.needs_round[0])
+
     def awaited(self) -> list[int]:
         """Bots whose answer the next turn waits for: connected and alive, mid-round."""
-        e = self.engine
-        if e is None or self.phase is not Phase.RUNNING or bool(e.needs_round[0]):
+        if self.phase is not Phase.RUNNING or self._between_rounds:
             return []
-        alive = e.bots.in_map[0]
+        alive = self._alive
         return [i for s, i in enumerate(self.seats) if self.connected[i] and alive[s]]
 
     @property
@@ -268,9 +271,8 @@ class Game:
         assert e is not None and self.phase is Phase.RUNNING
         if self.paused:
             self.steps_allowed = max(0, self.steps_allowed - 1)
-        new_round = bool(e.needs_round[0])
+        new_round, alive = self._between_rounds, self._alive
         prev_turn = int(e.turn_number[0])
-        alive = e.bots.in_map[0]
         to_bots: dict[int, list[Json]] = {i: [] for i in self.seats if self.connected[i]}
         skipped = 0
         for s, i in enumerate(self.seats):
@@ -279,6 +281,7 @@ class Game:
                 to_bots[i].append(out.skipped_turn(prev_turn))
                 skipped += 1
         self._step()
+        self._read_alive()
         self.turns += 1
         self.skipped_turns += skipped
         ev = e.events

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from arena.engine import Engine
+from arena.state import Bots, row
 
 Json = dict[str, Any]
 
@@ -31,6 +32,8 @@ BOT_STATE_FIELDS: Final = (
 )
 """BotState's float fields in message order: (protocol key, Bots array); enemyCount follows."""
 _BOT_STATE_KEYS: Final = tuple(key for key, _ in BOT_STATE_FIELDS)
+_STATE_ROWS: Final = [row(Bots, name) for _, name in BOT_STATE_FIELDS]
+"""The BotState fields' rows in the bots' float block (all of them are float [B, N] fields)."""
 _SCAN_COLUMNS: Final = ("scan_energy", "scan_x", "scan_y", "scan_direction", "scan_speed")
 _HIT_BOT_COLUMNS: Final = ("hitbot_energy", "hitbot_x", "hitbot_y")
 _BULLET_COLUMNS: Final = (
@@ -53,7 +56,8 @@ class ArenaTurn:
         self.round_number = int(engine.round_number[a])
         self.turn_number = int(engine.turn_number[a])
         self.n = engine.n_bots
-        self.states = _per_seat(b, (name for _, name in BOT_STATE_FIELDS), a)
+        self.states: list[list[float]] = b.x.base[_STATE_ROWS, a].T.tolist()
+        """Per seat, the BotState floats in BOT_STATE_FIELDS order (one read of the float block)."""
         self.died: list[bool] = ev.died[a].tolist()
         self.ticked = [m or d for m, d in zip(b.in_map[a].tolist(), self.died, strict=True)]
         """Whether each seat gets a tick: alive, or died this turn."""

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from rules_helpers import bot, events, flying, intent, make_engine, place, run, started, step
 
+from shared.intent import INTENT_FIELDS
+
 EVERYTHING = {
     "target_speed": 8.0,
     "turn_rate": 10.0,
@@ -114,3 +116,19 @@ def test_round_end_events_come_in_the_tick_of_the_last_turn() -> None:
     assert events(engine, 1, "BotDeathEvent")[0]["victimId"] == 2  # the victim's last tick
     run(engine, 1, {}, {})
     assert engine.round_number[0] == 2 and engine.turn_number[0] == 1
+
+
+def test_a_seat_intent_from_plain_values_lands_in_its_arena_only_and_refuses_non_finite() -> None:
+    """The server's path (one BotIntent, plain values) stores what the batch path stores."""
+    by_values, by_batch = make_engine(n_arenas=2), make_engine(n_arenas=2)
+    merged = {**{name: bool(getattr(intent(), name)[0]) for name in INTENT_FIELDS[5:]},
+              **EVERYTHING, "rescan": True}  # fmt: skip
+    by_values.set_seat_intent(1, 0, merged)
+    by_batch.set_intent(0, intent(2, **merged), received=np.array([False, True]))
+    for name in INTENT_FIELDS:
+        np.testing.assert_array_equal(
+            getattr(by_values.intents, name), getattr(by_batch.intents, name), err_msg=name
+        )
+    assert by_values.stored_intent(0).turn_rate.tolist() == [0.0, 10.0]
+    with pytest.raises(ValueError, match=r"intent\.firepower for seat 1"):
+        by_values.set_seat_intent(0, 1, {**merged, "firepower": float("nan")})
