@@ -56,7 +56,9 @@ class ArenaTurn:
         self.round_number = int(engine.round_number[a])
         self.turn_number = int(engine.turn_number[a])
         self.n = engine.n_bots
-        self.states: list[list[float]] = b.x.base[_STATE_ROWS, a].T.tolist()
+        floats = b.x.base  # the bots' float block [fields, B, N]
+        assert floats is not None
+        self.states: list[list[float]] = floats[_STATE_ROWS, a].T.tolist()
         """Per seat, the BotState floats in BOT_STATE_FIELDS order (one read of the float block)."""
         self.died: list[bool] = ev.died[a].tolist()
         self.ticked = [m or d for m, d in zip(b.in_map[a].tolist(), self.died, strict=True)]
