@@ -16,7 +16,10 @@ turn: engine step, the bots' messages built, serialised and written; mean over (
 With --bound it also runs (c): the same two bots against an instant responder, the most any
 server could reach on this machine at this load, and adds (b) / (c) to the JSON as
 ratio_to_bound (how close our server comes to a server that costs nothing).
-Usage: python bench/hosted.py [--turns N] [--pairs K] [--bound]
+With --server-cpu it also runs (d): the server alone, its two bots and controller raw websockets
+clients in another process that answer at once, and adds the server process's CPU per turn
+(server_cpu_us_per_turn: everything it does for a turn, receiving included) to the JSON.
+Usage: python bench/hosted.py [--turns N] [--pairs K] [--bound] [--server-cpu]
 """
 
 import argparse
@@ -178,6 +181,60 @@ async def _control(server: ArenaServer, turns: int) -> dict[str, float]:
     return figures
 
 
+# ---- (d) the server alone ---------------------------------------------------------------------
+RAW_PLAYERS = """
+import asyncio, sys
+from arena import raw_client as rc
+
+async def main(url: str) -> None:
+    controller = await rc.join_as_watcher(url)
+    bots = [await rc.join_as_bot(url, name=f"Raw{i}") for i in range(2)]
+    listed = await rc.wait_for_bots(controller, 2)
+    addresses = [{"host": b["host"], "port": b["port"]} for b in listed]
+    await controller.send(rc.start_game(addresses, number_of_rounds=10, turn_timeout_us=1_000_000))
+    drive = lambda tick: {"type": "BotIntent", "turnRate": 5, "targetSpeed": 4}
+    async def watch() -> None:
+        async for _ in controller.ws:
+            pass
+    watching = asyncio.create_task(watch())
+    await asyncio.gather(*(rc.play_bot(b, drive) for b in bots))
+    watching.cancel()
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+async def server_alone(turns: int) -> dict[str, float]:
+    """This process's CPU per turn while it only serves: two raw bots that answer every tick at
+    once and a controller that reads every observer tick, all in one other process."""
+    server = ArenaServer(ServerOptions(port=0, tps=-1, seed=1))
+    await server.start()
+    root = str(Path(__file__).resolve().parents[1])
+    async with asyncio.TaskGroup() as tg:
+        tg.create_task(server.serve_forever())
+        players = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", RAW_PLAYERS, server.url, cwd=root
+        )
+        try:
+            async with asyncio.timeout(TIMEOUT_S):
+                stats = server.stats
+                while stats.turns < WARMUP_TURNS:
+                    await asyncio.sleep(0.005)
+                t0, cpu0, turns0 = time.perf_counter(), time.process_time(), stats.turns
+                while stats.turns < turns0 + turns:
+                    if players.returncode is not None:
+                        raise RuntimeError("the raw players ended early")
+                    await asyncio.sleep(0.005)
+                wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+                n = stats.turns - turns0
+        finally:
+            if players.returncode is None:
+                players.kill()
+            await players.wait()
+            await server.close()
+    return {"turns_per_s": n / wall, "cpu_us_per_turn": cpu / n * 1e6}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=600, help="measured turns per run")
@@ -187,13 +244,20 @@ def main() -> None:
         action="store_true",
         help="also run (c): two bots against an instant responder (what any server could reach)",
     )
+    parser.add_argument(
+        "--server-cpu",
+        action="store_true",
+        help="also run (d): the server alone with raw clients, its CPU per turn",
+    )
     args = parser.parse_args()
-    ceilings, hosted, bounds = [], [], []
+    ceilings, hosted, bounds, alone = [], [], [], []
     for _ in range(args.pairs):
         ceilings.append(asyncio.run(client_ceiling(args.turns)))
         hosted.append(asyncio.run(hosted_battle(args.turns)))
         if args.bound:
             bounds.append(asyncio.run(client_ceiling(args.turns, n_bots=2)))
+        if args.server_cpu:
+            alone.append(asyncio.run(server_alone(args.turns * 3)))
 
     def median(runs: list[dict[str, float]], key: str) -> float:
         return statistics.median(r[key] for r in runs)
@@ -225,6 +289,11 @@ def main() -> None:
         print(f"(c) 2 bots, instant 2-bot responder          "
               f"{median(bounds, 'turns_per_s'):7.0f} turns/s  (ratio bound for any server "
               f"{bound_ratio:.2f}; (b)/(c) {to_bound:.2f})")  # fmt: skip
+    if alone:
+        figures["server_cpu_us_per_turn"] = round(median(alone, "cpu_us_per_turn"), 1)
+        print(f"(d) server alone, raw bots and controller     "
+              f"{median(alone, 'turns_per_s'):7.0f} turns/s  (server process CPU "
+              f"{median(alone, 'cpu_us_per_turn'):.0f} us per turn)")  # fmt: skip
     pairs = zip(ceilings, hosted, strict=True)
     per_pair = ", ".join(f"{c['turns_per_s']:.0f}/{h['turns_per_s']:.0f}" for c, h in pairs)
     print(f"    per pair (a)/(b) turns/s: {per_pair}")
