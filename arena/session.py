@@ -134,10 +134,11 @@ class Game:
         self._seat_of: dict[int, int] = {}
         self._ids: dict[int, int] | None = None
         self._turn: ArenaTurn | None = None
+        """The last turn as read for the bots' ticks, reused for the observers' tick."""
         self._alive: list[bool] = []
         """Per seat, whether its tank is in the arena (read from the engine after each step)."""
         self._between_rounds = True
-        """The last turn as read for the bots' ticks, reused for the observers' tick."""
+        """Whether the next step starts a round (no answers are awaited then)."""
         self._step: Callable[[], None] = lambda: None
         self.recorder: Recorder | None = None
         self.paused = debug_mode
