@@ -133,6 +133,12 @@ class ArenaTurn:
         bullet = self.bullet_state(self.fired_slot[seat], muzzle=True)
         return {"type": "BulletFiredEvent", "turnNumber": self.turn_number, "bullet": bullet}
 
+    def wall_event(self, seat: int) -> Json:
+        return {"type": "BotHitWallEvent", "turnNumber": self.turn_number, "victimId": seat + 1}
+
+    def death_event(self, seat: int) -> Json:
+        return {"type": "BotDeathEvent", "turnNumber": self.turn_number, "victimId": seat + 1}
+
     def scanned_event(self, seat: int, target: int) -> Json:
         energy, x, y, direction, speed = self.scanned[target]
         return {
@@ -205,15 +211,11 @@ class ArenaTurn:
         if self.walls or self.pairs or self.hits:
             out += self.bullet_events(seat)
         if self.bot_wall[seat]:
-            out.append({"type": "BotHitWallEvent", "turnNumber": turn, "victimId": seat + 1})
+            out.append(self.wall_event(seat))
         bumped = self.bot_bot[seat]
         out += [self.bot_bot_event(seat, j) for j in others if bumped[j]]
         died = self.died
-        out += [
-            {"type": "BotDeathEvent", "turnNumber": turn, "victimId": j + 1}
-            for j in others
-            if died[j]
-        ]
+        out += [self.death_event(j) for j in others if died[j]]
         if self.won_round[seat]:
             out.append({"type": "WonRoundEvent", "turnNumber": turn})
         return out
@@ -232,7 +234,7 @@ class ArenaTurn:
 
     def observer_events(self) -> list[Json]:
         """The observers' copies of this turn's scans, shots, hits, collisions and deaths."""
-        turn, seats = self.turn_number, range(self.n)
+        seats = range(self.n)
         out: list[Json] = []
         for seat in seats:
             if self.fired[seat]:
@@ -242,14 +244,10 @@ class ArenaTurn:
         out += self.bullet_events(None)
         for seat in seats:
             if self.bot_wall[seat]:
-                out.append({"type": "BotHitWallEvent", "turnNumber": turn, "victimId": seat + 1})
+                out.append(self.wall_event(seat))
             bumped = self.bot_bot[seat]
             out += [self.bot_bot_event(seat, j) for j in seats if bumped[j]]
-        out += [
-            {"type": "BotDeathEvent", "turnNumber": turn, "victimId": seat + 1}
-            for seat in seats
-            if self.died[seat]
-        ]
+        out += [self.death_event(seat) for seat in seats if self.died[seat]]
         return out
 
     def observer_tick(self, names: list[tuple[str, str, str]]) -> Json:
