@@ -20,12 +20,12 @@ from base64 import b64encode
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from uuid import uuid4
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
-from websockets.protocol import State
 
 from arena import intent_merge
 from arena import protocol as proto
@@ -34,6 +34,7 @@ from arena.engine import compile_rules
 from arena.game_setup import GAME_TYPES, GameSetup
 from arena.placement import CELL
 from arena.session import Game, Lobby, LobbyBot, Phase, RecorderFactory, TurnOutput
+from arena.ws_connection import DirectConnection, text_frames
 
 log = logging.getLogger("tankrl.arena.server")
 Json = dict[str, Any]
@@ -89,7 +90,7 @@ class ServerStats:
 
 @dataclass(eq=False)
 class Client:
-    ws: ServerConnection
+    ws: DirectConnection
     session_id: str
     host: str
     port: int
@@ -97,6 +98,10 @@ class Client:
     """'' until the handshake, then bot, controller or observer."""
     name: str = ""
     kicked: bool = False
+
+
+def _ignore(text: str) -> None:
+    """What a refused client's further messages get while its connection closes."""
 
 
 def new_session_id() -> str:
@@ -149,6 +154,7 @@ class ArenaServer:
             self._handle,
             o.host,
             o.port,
+            create_connection=DirectConnection,
             compression=None,
             max_size=o.max_message_bytes,
             write_limit=(2 * o.max_buffered_bytes, o.max_buffered_bytes),
@@ -225,6 +231,7 @@ class ArenaServer:
 
     # ---- connections ----------------------------------------------------------------------------
     async def _handle(self, ws: ServerConnection) -> None:
+        assert isinstance(ws, DirectConnection)  # serve(create_connection=DirectConnection)
         addr = ws.remote_address
         client = Client(ws, new_session_id(), str(addr[0]), int(addr[1]))
         self.stats.connections += 1
@@ -282,6 +289,8 @@ class ArenaServer:
                 client.session_id, hs.info, client.host, client.port, hs.initial_position
             )
             self.lobby.add(bot)
+            client.ws.on_text = partial(self._on_bot_text, client)  # skip the reader task
+            client.ws.on_bad_text = partial(self._on_bad_bot_text, client)
             await self._broadcast(self.lobby.list_update())
         else:
             client.role, client.name = hs.kind, hs.name
@@ -307,15 +316,10 @@ class ArenaServer:
     # ---- incoming messages ----------------------------------------------------------------------
     async def _on_message(self, client: Client, msg: Json) -> None:
         kind = msg["type"]
-        if kind in proto.HANDSHAKES:
-            raise proto.ProtocolError("Handshake already done", proto.CLOSE_POLICY)
         if client.role == "bot":
-            if kind == "BotIntent":
-                self._on_intent(client, intent_merge.parse_bot_intent(msg))
-            elif kind == "BotReady":
-                self._on_ready(client)
-            else:
-                raise proto.ProtocolError(f"{kind} is not allowed for a bot", proto.CLOSE_POLICY)
+            self._on_bot_message(client, msg)
+        elif kind in proto.HANDSHAKES:
+            raise proto.ProtocolError("Handshake already done", proto.CLOSE_POLICY)
         elif client.role == "controller" and kind in proto.CONTROLLER_COMMANDS:
             try:
                 await self._on_command(kind, msg)
@@ -326,6 +330,38 @@ class ArenaServer:
             raise proto.ProtocolError(
                 f"{kind} is not allowed for a {client.role}", proto.CLOSE_POLICY
             )
+
+    def _on_bot_message(self, client: Client, msg: Json) -> None:
+        kind = msg["type"]
+        if kind == "BotIntent":
+            self._on_intent(client, intent_merge.parse_bot_intent(msg))
+        elif kind == "BotReady":
+            self._on_ready(client)
+        elif kind in proto.HANDSHAKES:
+            raise proto.ProtocolError("Handshake already done", proto.CLOSE_POLICY)
+        else:
+            raise proto.ProtocolError(f"{kind} is not allowed for a bot", proto.CLOSE_POLICY)
+
+    def _on_bot_text(self, client: Client, text: str) -> None:
+        """A bot's message handed over by its DirectConnection as it arrived (the reader task's
+        error handling, without the task)."""
+        try:
+            self._on_bot_message(client, proto.decode(text))
+        except proto.ProtocolError as e:
+            self._refuse(client, e.code, e.reason)
+        except Exception:
+            log.exception("internal error on %s", client.session_id)
+            self._refuse(client, 1011, "Internal server error")
+
+    def _on_bad_bot_text(self, client: Client, error: UnicodeDecodeError) -> None:
+        self._refuse(client, 1007, f"{error.reason} at position {error.start}")
+
+    def _refuse(self, client: Client, code: int, reason: str) -> None:
+        """Close a client over a bad message (as `_handle` does), ignoring what it sends after."""
+        self.stats.protocol_errors += 1
+        log.info("closing %s %s: %s", client.role or "client", client.session_id, reason)
+        client.ws.on_text = _ignore
+        self._close_soon(client, code, reason)
 
     def _game_index(self, client: Client) -> int | None:
         if self.game is None:
@@ -429,7 +465,7 @@ class ArenaServer:
         else runs between the writes. Connections that are closing are skipped. Only messages
         that would cross the mark wait, after the rest, each bounded by send_timeout_s."""
         limit = self.options.max_buffered_bytes
-        framed: list[Client] = []
+        framed: list[tuple[Client, bytes]] = []
         late: list[tuple[Client, Sequence[bytes]]] = []
         for client, frames in batch:
             if client.kicked:
@@ -440,13 +476,11 @@ class ArenaServer:
                 self._kick(client, "Too slow: outgoing buffer full")
             elif buffered + sum(map(len, frames)) >= 2 * limit:
                 late.append((client, frames))
-            elif client.ws.protocol.state is State.OPEN:
-                for data in frames:
-                    client.ws.protocol.send_text(data)
-                framed.append(client)
-        for client in framed:
+            else:
+                framed.append((client, text_frames(frames)))
+        for client, data in framed:
             try:
-                client.ws.send_data()
+                client.ws.write_frames(data)
             except Exception as e:  # the connection is going: its reader task will notice
                 log.info("write to %s failed: %s", client.session_id, e)
         for client, frames in late:
@@ -471,8 +505,11 @@ class ArenaServer:
         client.kicked = True
         self.stats.slow_clients += 1
         log.warning("disconnecting %s %s: %s", client.role, client.session_id, reason)
+        self._close_soon(client, proto.CLOSE_POLICY, reason)
+
+    def _close_soon(self, client: Client, code: int, reason: str) -> None:
         if self._tg is not None:
-            self._tg.create_task(self._close(client, proto.CLOSE_POLICY, reason))
+            self._tg.create_task(self._close(client, code, reason))
         elif client.ws.transport is not None:
             client.ws.transport.abort()
 
