@@ -139,7 +139,7 @@ class ArenaServer:
         self._debugging: set[str] = set()
         self._pending: Game | None = None
         self._stop_game = False
-        self._wake = asyncio.Event()
+        self._waiter: asyncio.Future[None] | None = None
         self._close_requested = asyncio.Event()
         self._ws_server: Server | None = None
         self._tg: asyncio.TaskGroup | None = None
@@ -309,7 +309,7 @@ class ArenaServer:
             index = self._game_clients.index(client)
             self._game_clients[index] = None
             game.disconnect(index)
-            self._wake.set()
+            self._wake()
         if not self._close_requested.is_set():
             await self._broadcast(self.lobby.list_update())
 
@@ -377,14 +377,14 @@ class ArenaServer:
             return
         game.receive_intent(index, intent)
         if game.all_answered:
-            self._wake.set()
+            self._wake()
 
     def _on_ready(self, client: Client) -> None:
         game, index = self.game, self._game_index(client)
         if game is not None and index is not None:
             game.mark_ready(index)
             if game.all_ready:
-                self._wake.set()
+                self._wake()
 
     async def _on_command(self, kind: str, msg: Json) -> None:
         game = self.game
@@ -409,7 +409,7 @@ class ArenaServer:
             game.debug_mode = True
         elif kind == "DisableDebugMode":
             game.debug_mode = False
-        self._wake.set()
+        self._wake()
 
     def _start_game(self, req: proto.StartGame) -> None:
         if self._pending is not None or (
@@ -518,15 +518,27 @@ class ArenaServer:
             await client.ws.close(code, reason)
 
     # ---- the game loop --------------------------------------------------------------------------
+    def _wake(self) -> None:
+        """Something `_wait`'s condition reads has changed: let the game loop look again."""
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
     async def _wait(self, ready: Any, deadline: float | None) -> bool:
-        """Wait until `ready()` or the loop-time deadline; True if ready."""
+        """Wait until `ready()` or the loop-time deadline; True if ready. (A bare future and
+        timer: this runs twice a turn, and asyncio's Event and timeout cost several times more.)"""
+        loop = asyncio.get_running_loop()
         while not ready():
-            self._wake.clear()
+            if deadline is not None and loop.time() >= deadline:
+                return False
+            self._waiter = waiter = loop.create_future()
+            timer = None if deadline is None else loop.call_at(deadline, self._wake)
             try:
-                async with asyncio.timeout_at(deadline):
-                    await self._wake.wait()
-            except TimeoutError:
-                return bool(ready())
+                await waiter
+            finally:
+                self._waiter = None
+                if timer is not None:
+                    timer.cancel()
         return True
 
     async def _game_loop(self) -> None:
