@@ -21,7 +21,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from arena import booter
+from arena import booter, event_loop
 from arena.game_setup import GameSetup
 from arena.server import ArenaServer, ServerOptions
 from arena.session import RecorderFactory
@@ -127,7 +127,7 @@ def replay_recorder_factory(path: Path) -> RecorderFactory:
 
 
 def run_battle(spec: BattleSpec) -> BattleResult:
-    return asyncio.run(run_battle_async(spec))
+    return event_loop.run(run_battle_async(spec))
 
 
 async def run_battle_async(spec: BattleSpec) -> BattleResult:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
+from arena import event_loop
 from arena.engine import compile_rules
 from arena.server import ArenaServer, ServerOptions
 from arena.session import RecorderFactory
@@ -35,7 +36,7 @@ class ServerThread:
         self._thread = threading.Thread(target=self._main, name="arena-server", daemon=True)
 
     def _main(self) -> None:
-        asyncio.run(self._serve())
+        event_loop.run(self._serve())
 
     async def _serve(self) -> None:
         self._loop = asyncio.get_running_loop()

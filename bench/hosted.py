@@ -6,7 +6,8 @@
     compression, which the official server does not offer either).
 (b) Hosted: a 1v1 of two such bots on ArenaServer at TPS -1 with a 1 s turn timeout, started
     and watched by an in-process controller (so observer ticks are built and sent too).
-Both in this process, bots as subprocesses. The machine is shared, so (a) and (b) run as short
+Both in this process, bots as subprocesses, on the arena's event loop (arena/event_loop.py:
+uvloop where installed) like every run here. The machine is shared, so (a) and (b) run as short
 alternating pairs (`--pairs`, `--turns` measured turns each after 200 warm-up turns) and the
 medians are reported: ratio = median over pairs of (b) / (a); goal >= 0.8.
 
@@ -39,7 +40,7 @@ from websockets.exceptions import ConnectionClosed
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-from arena import booter
+from arena import booter, event_loop
 from arena.game_setup import GameSetup
 from arena.server import ArenaServer, ServerOptions
 
@@ -237,8 +238,10 @@ async def server_alone(turns: int) -> dict[str, float]:
 
 def main() -> None:
     import os
-    if os.environ.get('UVLOOP'):
+
+    if os.environ.get("UVLOOP"):
         import uvloop
+
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=600, help="measured turns per run")
@@ -256,12 +259,12 @@ def main() -> None:
     args = parser.parse_args()
     ceilings, hosted, bounds, alone = [], [], [], []
     for _ in range(args.pairs):
-        ceilings.append(asyncio.run(client_ceiling(args.turns)))
-        hosted.append(asyncio.run(hosted_battle(args.turns)))
+        ceilings.append(event_loop.run(client_ceiling(args.turns)))
+        hosted.append(event_loop.run(hosted_battle(args.turns)))
         if args.bound:
-            bounds.append(asyncio.run(client_ceiling(args.turns, n_bots=2)))
+            bounds.append(event_loop.run(client_ceiling(args.turns, n_bots=2)))
         if args.server_cpu:
-            alone.append(asyncio.run(server_alone(args.turns * 3)))
+            alone.append(event_loop.run(server_alone(args.turns * 3)))
 
     def median(runs: list[dict[str, float]], key: str) -> float:
         return statistics.median(r[key] for r in runs)

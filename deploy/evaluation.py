@@ -118,6 +118,7 @@ def _battle_spec(opts: EvalOptions, opponent: str, rounds: int, chunk: int) -> "
 
 def _run_cancellable(spec: "BattleSpec", stop: threading.Event) -> "BattleResult":
     """run_battle in this thread's own event loop, cancelled (bots ended) once `stop` is set."""
+    from arena import event_loop
     from arena.battle import run_battle_async
 
     async def main() -> "BattleResult":
@@ -128,7 +129,7 @@ def _run_cancellable(spec: "BattleSpec", stop: threading.Event) -> "BattleResult
             await asyncio.wait([battle], timeout=0.2)
         return battle.result()
 
-    return asyncio.run(main())
+    return event_loop.run(main())
 
 
 def play_hosted(opts: EvalOptions, progress: Progress) -> Played:

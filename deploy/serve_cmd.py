@@ -9,6 +9,7 @@ import logging
 import signal
 from typing import Any
 
+from arena import event_loop
 from arena.game_setup import GAME_TYPES
 from arena.server import ArenaServer, ServerOptions
 
@@ -99,7 +100,7 @@ def serve(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
-        asyncio.run(_serve(options_from_args(args)))
+        event_loop.run(_serve(options_from_args(args)))
     except KeyboardInterrupt:
         pass
     except OSError as e:

@@ -1,14 +1,26 @@
 """Loopback fixtures: `make_server(**options)` starts an ArenaServer on 127.0.0.1 (a free port)
-in the test's event loop and closes it afterwards."""
+in the test's event loop and closes it afterwards. The server's own frame reader and a whole
+game run on both event loops the arena supports (arena/event_loop.py): asyncio's and uvloop's."""
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
+import uvloop
 from loopback import MakeServer
 
 from arena.server import ArenaServer, ServerOptions
+
+BOTH_LOOPS = ("test_ws_connection.py", "test_server_game.py")
+
+
+def pytest_asyncio_loop_factories(
+    config: pytest.Config, item: pytest.Item
+) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
+    if item.path.name in BOTH_LOOPS:
+        return {"asyncio": asyncio.new_event_loop, "uvloop": uvloop.new_event_loop}
+    return {"asyncio": asyncio.new_event_loop}
 
 
 @pytest.fixture
