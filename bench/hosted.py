@@ -237,12 +237,6 @@ async def server_alone(turns: int) -> dict[str, float]:
 
 
 def main() -> None:
-    import os
-
-    if os.environ.get("UVLOOP"):
-        import uvloop
-
-        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=600, help="measured turns per run")
     parser.add_argument("--pairs", type=int, default=5, help="alternating (a), (b) pairs")
