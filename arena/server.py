@@ -255,8 +255,7 @@ class ArenaServer:
             async for frame in ws:
                 await self._on_message(client, proto.decode(frame))
         except proto.ProtocolError as e:
-            self.stats.protocol_errors += 1
-            log.info("closing %s %s: %s", client.role or "client", client.session_id, e.reason)
+            self._count_refusal(client, e.reason)
             await ws.close(e.code, e.reason)
         except proto.InvalidRequest as e:  # pragma: no cover - handled in _on_message
             log.warning("ignored: %s", e)
@@ -358,10 +357,13 @@ class ArenaServer:
 
     def _refuse(self, client: Client, code: int, reason: str) -> None:
         """Close a client over a bad message (as `_handle` does), ignoring what it sends after."""
-        self.stats.protocol_errors += 1
-        log.info("closing %s %s: %s", client.role or "client", client.session_id, reason)
+        self._count_refusal(client, reason)
         client.ws.on_text = _ignore
         self._close_soon(client, code, reason)
+
+    def _count_refusal(self, client: Client, reason: str) -> None:
+        self.stats.protocol_errors += 1
+        log.info("closing %s %s: %s", client.role or "client", client.session_id, reason)
 
     def _game_index(self, client: Client) -> int | None:
         if self.game is None:
