@@ -85,7 +85,6 @@ def test_concurrent_senders_are_trained_on_and_versions_increase(learner):
         versions.append(ray.get(learner.policy_version.remote()))
     results = [r for ref in refs for r in ray.get(ref)]
     assert len(results) == 18 and all(r["accepted"] for r in results), results
-    assert versions == sorted(versions) and versions[-1] >= 3
 
     def settled() -> dict[str, Any] | None:  # every round trained, replaced or still queued
         s = ray.get(learner.stats.remote())
@@ -93,6 +92,11 @@ def test_concurrent_senders_are_trained_on_and_versions_increase(learner):
         return s if done == 18 else None
 
     final = _wait_for(settled, what="the last pass")
+    versions.append(ray.get(learner.policy_version.remote()))
+    # A pass needs two bots' rounds (120 turns) and each bot queues only its newest round, so
+    # the first pass and the rounds left after it make at least two versions; how many more
+    # depends on how many rounds a busy machine lets pile up (and replace) while a pass trains.
+    assert versions == sorted(versions) and versions[-1] >= 2
     assert final["rounds_accepted"] == 18
     assert final["win_rate"] == {"SpinBot": pytest.approx(0.5)}
 
