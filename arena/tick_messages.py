@@ -33,7 +33,7 @@ BOT_STATE_FIELDS: Final = (
 )
 """BotState's float fields in message order: (protocol key, Bots array); enemyCount follows."""
 _BOT_STATE_KEYS: Final = tuple(key for key, _ in BOT_STATE_FIELDS)
-_STATE_ROWS: Final = itemgetter(*(row(Bots, name) for _, name in BOT_STATE_FIELDS))
+_PICK_STATE: Final = itemgetter(*(row(Bots, name) for _, name in BOT_STATE_FIELDS))
 """Picks the BotState fields, in order, from a seat's column of the bots' float block (all of
 them are float [B, N] fields): cheaper than numpy's fancy indexing of the rows."""
 _SCAN_COLUMNS: Final = ("scan_energy", "scan_x", "scan_y", "scan_direction", "scan_speed")
@@ -60,7 +60,7 @@ class ArenaTurn:
         self.n = engine.n_bots
         floats = b.x.base  # the bots' float block [fields, B, N]
         assert floats is not None
-        self.states: list[tuple[float, ...]] = list(map(_STATE_ROWS, floats[:, a].T.tolist()))
+        self.states: list[tuple[float, ...]] = list(map(_PICK_STATE, floats[:, a].T.tolist()))
         """Per seat, the BotState floats in BOT_STATE_FIELDS order (one read of the float block)."""
         self.died: list[bool] = ev.died[a].tolist()
         self.ticked = [m or d for m, d in zip(b.in_map[a].tolist(), self.died, strict=True)]
