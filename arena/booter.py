@@ -153,7 +153,23 @@ def boot(
     finally:
         if not isinstance(out, int):
             out.close()
+    _schedule_as_batch(proc.pid)
     return BootedBot(bot, proc, log_path)
+
+
+def _schedule_as_batch(pid: int) -> None:
+    """Run a booted bot under SCHED_BATCH (Linux; elsewhere nothing changes): a bot woken by
+    its tick then waits for a free core instead of preempting the server, so the server's ticks
+    for the other bots go out before the bots start to think. Both bots of a battle are treated
+    alike; the policy needs no privileges and is inherited by the bot's threads and children.
+    On 2 cores it more than halves the server's part of a hosted turn (bench/hosted.py, three
+    alternated runs: 700-900 -> 310-375 us; ratio 0.59-0.65 -> 0.73-0.85). Called right after
+    exec, before the bot's interpreter starts threads; a bot already gone is left alone."""
+    set_policy = getattr(os, "sched_setscheduler", None)
+    if set_policy is None:
+        return
+    with contextlib.suppress(OSError):
+        set_policy(pid, os.SCHED_BATCH, os.sched_param(0))
 
 
 def stop(bots: Iterable[BootedBot], grace_s: float = 2.0, exit_wait_s: float = 0.0) -> None:
