@@ -17,12 +17,13 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
 from arena import booter, event_loop
+from arena import server_messages as out
 from arena.game_setup import GameSetup
 from arena.server import ArenaServer, ServerOptions
 from arena.session import RecorderFactory
@@ -216,11 +217,6 @@ async def _recv(ws: ClientConnection, timeout_s: float) -> Json:
     return _decode(await _recv_frame(ws, timeout_s))
 
 
-_TICK_PREFIX: Final = '{"type":"TickEventForObserver"'
-"""How our server's observer ticks begin (compact JSON, type first): when the runner only counts
-them, it skips decoding them; any other spelling is decoded and judged by its type."""
-
-
 async def _controller_handshake(ws: ClientConnection, spec: BattleSpec) -> None:
     hello = await _recv(ws, spec.idle_timeout_s)
     if hello.get("type") != "ServerHandshake":
@@ -290,7 +286,7 @@ async def _follow(
     current = RoundDetail()
     while True:
         frame = await _recv_frame(ws, spec.idle_timeout_s)
-        if not observe and isinstance(frame, str) and frame.startswith(_TICK_PREFIX):
+        if not observe and isinstance(frame, str) and frame.startswith(out.OBSERVER_TICK_PREFIX):
             turns += 1
             continue
         msg = _decode(frame)

@@ -41,6 +41,12 @@ def encode(msg: Json) -> bytes:
     return orjson.dumps(msg, option=orjson.OPT_SERIALIZE_NUMPY)
 
 
+OBSERVER_TICK_PREFIX: Final = '{"type":"TickEventForObserver"'
+"""How our server's observer ticks begin (`encode` is compact and the tick's type comes first): a
+controller of ours that only counts them recognises them without decoding them; any other
+spelling is decoded and judged by its type."""
+
+
 def server_version() -> str:
     """`major.minor.0` of the installed Python Bot API (which refuses another major), else
     1.4.0. Reads package metadata only; the Bot API itself is not imported."""

@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from arena import booter, event_loop
 from arena.game_setup import GameSetup
 from arena.server import ArenaServer, ServerOptions
+from arena.server_messages import OBSERVER_TICK_PREFIX
 
 BOT_DIR = Path(__file__).resolve().parents[1] / "tests" / "e2e" / "bots" / "Idler"
 WARMUP_TURNS = 200
@@ -159,16 +160,19 @@ async def _control(server: ArenaServer, turns: int) -> dict[str, float]:
                                   "gameSetup": setup.to_protocol()}))  # fmt: skip
         ticks = 0
         stats = server.stats
-        while ticks < WARMUP_TURNS + turns:
-            frame = await _recv(ws)
-            if '"TickEventForObserver"' not in frame[:40]:
+        async for frame in ws:  # hosted_battle's timeout bounds the whole game
+            if not (isinstance(frame, str) and frame.startswith(OBSERVER_TICK_PREFIX)):
                 if '"GameAbortedEvent"' in frame or '"GameEnded' in frame:
-                    raise RuntimeError(f"the game ended early: {frame[:80]}")
+                    raise RuntimeError(f"the game ended early: {frame[:80]!r}")
                 continue
             ticks += 1
             if ticks == WARMUP_TURNS:
                 t0, cpu0 = time.perf_counter(), time.process_time()
                 turns0, us0, obs0 = stats.turns, stats.turn_us_total, stats.observer_us_total
+            elif ticks == WARMUP_TURNS + turns:
+                break
+        else:
+            raise RuntimeError("the server closed the controller's connection mid-game")
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         n = stats.turns - turns0
         figures = {

@@ -74,13 +74,13 @@ def test_observer_tick_agrees_with_every_bots_tick() -> None:
     assert seen["bullets"] > 0 and all(seen.get(k, 0) > 0 for k in wanted), seen
 
 
-def test_observer_ticks_begin_as_the_battle_runner_counts_them_undecoded() -> None:
-    """`tankrl battle` counts observer ticks by their first bytes and decodes only the rest."""
+def test_observer_ticks_begin_with_the_prefix_our_controllers_count_them_by() -> None:
+    """`tankrl battle` (and bench/hosted.py) count observer ticks by their first bytes and
+    decode only the rest."""
     from arena import server_messages as out
-    from arena.battle import _TICK_PREFIX
 
     engine = Engine(GameSetup(), n_arenas=1, n_bots=2)
     engine.step()
     tick = ArenaTurn(engine, 0).observer_tick([("s1", "A", "1"), ("s2", "B", "1")])
-    assert out.encode(tick).decode().startswith(_TICK_PREFIX)
-    assert not out.encode(out.round_started(1)).decode().startswith(_TICK_PREFIX)
+    assert out.encode(tick).decode().startswith(out.OBSERVER_TICK_PREFIX)
+    assert not out.encode(out.round_started(1)).decode().startswith(out.OBSERVER_TICK_PREFIX)
