@@ -27,6 +27,7 @@ from arena import server_messages as out
 from arena.game_setup import GameSetup
 from arena.server import ArenaServer, ServerOptions
 from arena.session import RecorderFactory
+from arena.ws_connection import CountingClientConnection
 
 Json = dict[str, Any]
 
@@ -173,7 +174,12 @@ async def _run(
             for d in dirs:
                 booted.append(booter.boot(d, url, spec.bot_secret, log_dir, spec.env))
             async with asyncio.timeout(spec.join_timeout_s):
-                ws = await connect(url, compression=None, max_size=None)
+                ws = await connect(
+                    url,
+                    compression=None,
+                    max_size=None,
+                    create_connection=CountingClientConnection,
+                )
             async with ws:
                 await _controller_handshake(ws, spec)
                 addresses = await _wait_for_bots(ws, booted, spec)
@@ -196,11 +202,21 @@ async def _run(
 
 
 async def _recv_frame(ws: ClientConnection, timeout_s: float) -> str | bytes:
-    try:
-        async with asyncio.timeout(timeout_s):
-            return await ws.recv()
-    except TimeoutError:
-        raise BattleError(f"the server sent nothing for {timeout_s:.0f} s") from None
+    """The next message the connection delivers; BattleError once the server has sent nothing
+    for `timeout_s` (ticks a CountingClientConnection counts without delivering them count)."""
+    counted = _counted(ws)
+    while True:
+        try:
+            async with asyncio.timeout(timeout_s):
+                return await ws.recv()  # cancelling recv loses nothing (websockets' asyncio API)
+        except TimeoutError:
+            if (now := _counted(ws)) == counted:
+                raise BattleError(f"the server sent nothing for {timeout_s:.0f} s") from None
+            counted = now
+
+
+def _counted(ws: ClientConnection) -> int:
+    return ws.counted if isinstance(ws, CountingClientConnection) else 0
 
 
 def _decode(frame: str | bytes) -> Json:
@@ -279,17 +295,15 @@ async def _wait_for_bots(
 async def _follow(
     ws: ClientConnection, booted: list[booter.BootedBot], spec: BattleSpec
 ) -> BattleResult:
-    turns = 0
+    turns = 0  # ticks decoded here; those the connection only counted are added at the end
     rounds: list[list[Json]] = []
     observe = spec.observe_rounds or spec.trace_motion
+    if not observe and isinstance(ws, CountingClientConnection):
+        ws.count_prefix = out.OBSERVER_TICK_PREFIX
     details: list[RoundDetail] = []
     current = RoundDetail()
     while True:
-        frame = await _recv_frame(ws, spec.idle_timeout_s)
-        if not observe and isinstance(frame, str) and frame.startswith(out.OBSERVER_TICK_PREFIX):
-            turns += 1
-            continue
-        msg = _decode(frame)
+        msg = _decode(await _recv_frame(ws, spec.idle_timeout_s))
         kind = msg.get("type")
         if kind == "TickEventForObserver":
             turns += 1
@@ -302,6 +316,7 @@ async def _follow(
                 details.append(current)
                 current = RoundDetail()
         elif kind == "GameEndedEventForObserver":
+            turns += _counted(ws)
             return BattleResult(msg["results"], msg["numberOfRounds"], turns, None, rounds, details)
         elif kind == "GameAbortedEvent":
             _check_alive(booted)

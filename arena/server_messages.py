@@ -41,10 +41,10 @@ def encode(msg: Json) -> bytes:
     return orjson.dumps(msg, option=orjson.OPT_SERIALIZE_NUMPY)
 
 
-OBSERVER_TICK_PREFIX: Final = '{"type":"TickEventForObserver"'
+OBSERVER_TICK_PREFIX: Final = b'{"type":"TickEventForObserver"'
 """How our server's observer ticks begin (`encode` is compact and the tick's type comes first): a
-controller of ours that only counts them recognises them without decoding them; any other
-spelling is decoded and judged by its type."""
+controller of ours that only counts them recognises them without decoding them
+(ws_connection.CountingClientConnection); any other spelling is decoded and judged by type."""
 
 
 def server_version() -> str:

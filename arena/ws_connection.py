@@ -1,21 +1,25 @@
-"""A websockets ServerConnection with a short path for the hot messages of hosted play.
+"""websockets connections with a short path for the hot messages of hosted play.
 
 A bot's intent and its next tick are the critical path of every hosted turn. Through websockets'
 general machinery each incoming message is parsed by a generator, queued in the message
 assembler and handed over by waking the connection's reader task; each outgoing one is framed
 through the Sans-I/O protocol's writer. On this project's 2-core machines that costs as much as
-the turn itself. So, once the HTTP upgrade is done, this connection reads the frame stream
-itself (RFC 6455 §5.2: a client's frames are masked):
+the turn itself. So, once the HTTP upgrade is done, these connections read the frame stream
+themselves (RFC 6455 §5.2; a client's frames are masked, a server's are not):
 
-- a complete, unfragmented Text frame goes straight to `on_text` as text, inside
-  `data_received`, when that callback is set (the server sets it after a bot's handshake), no
-  message waits in the queue and no fragmented message is open, so nothing is overtaken;
-- every other complete frame (control frames, Binary, fragments, any Text while `on_text` is
-  None) is passed, whole, to websockets, which handles it exactly as it would have: it sees
-  the same frames in the same order, always starting at a frame boundary;
-- a frame websockets must refuse (unmasked, reserved bits, over the size limit) and everything
-  after it go to websockets unread, which fails the connection with its usual close code; so does
-  the stream after a Close frame.
+- `DirectConnection` (the server's): a complete, unfragmented Text frame goes straight to
+  `on_text` as text, inside `data_received`, when that callback is set (the server sets it
+  after a bot's handshake), no message waits in the queue and no fragmented message is open, so
+  nothing is overtaken;
+- `CountingClientConnection` (a controller's that only counts observer ticks): a complete Text
+  frame that begins with `count_prefix` is counted in `counted` and dropped, undecoded, as it
+  arrives (so it may be counted before messages ahead of it are read);
+- every other complete frame (control frames, Binary, fragments, any other Text) is passed,
+  whole, to websockets, which handles it exactly as it would have: it sees the same frames in
+  the same order, always starting at a frame boundary;
+- a frame websockets must refuse (masked the wrong way, reserved bits, over the size limit) and
+  everything after it go to websockets unread, which fails the connection with its usual close
+  code; so does the stream after a Close frame.
 
 `text_frames` frames server messages (unmasked Text) and `write_frames` writes them at once.
 If this websockets lacks an internal the reader relies on, the connection simply stays on
@@ -23,8 +27,10 @@ websockets' own path.
 """
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.connection import Connection
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import Opcode
 from websockets.protocol import State
@@ -37,6 +43,7 @@ except ImportError:  # pragma: no cover - websockets built without its C extensi
 TextHandler = Callable[[str], None]
 
 _TEXT, _CLOSE = int(Opcode.TEXT), int(Opcode.CLOSE)
+_FIN_TEXT = 0x80 | _TEXT
 
 
 def text_frames(payloads: Sequence[bytes]) -> bytes:
@@ -54,21 +61,23 @@ def text_frames(payloads: Sequence[bytes]) -> bytes:
     return b"".join(parts)
 
 
-class DirectConnection(ServerConnection):
-    on_text: TextHandler | None = None
-    """Set to take this connection's Text messages as they arrive; None = websockets' queue."""
-    on_bad_text: Callable[[UnicodeDecodeError], None] | None = None
-    """Called instead of `on_text` for a Text frame that is not UTF-8; it should close the
-    connection with 1007, as websockets' own reader would."""
+class _FrameReader(Connection):
+    """Reads the frame stream after the upgrade and offers each complete frame to `_take`;
+    what it does not take goes to websockets whole (see the module's docstring)."""
 
+    _MASKED: ClassVar[bool]  # whether the peer's frames must be masked (it is a client)
     _reading = False  # whether this class reads the frame stream
-    _decided = False  # whether that was decided (on the first bytes after the upgrade)
+    _decided = False  # whether that was decided (at the first frame boundary after the upgrade)
+
+    def _take(self, b0: int, buf: bytearray, start: int, stop: int) -> bool:
+        """Consume the frame whose first byte is `b0` and payload `buf[start:stop]` (masked
+        by `buf[start - 4:start]` when `_MASKED`); False = hand it to websockets."""
+        raise NotImplementedError
 
     def data_received(self, data: bytes) -> None:
         if not self._reading:
-            if not self._decided and self.protocol.state is State.OPEN:
-                self._decided = True
-                self._reading = self._at_frame_boundary()
+            if not self._decided and self.protocol.state is State.OPEN and _at_boundary(self):
+                self._decided = self._reading = True
                 self._buffer = bytearray()
             if not self._reading:
                 super().data_received(data)
@@ -76,6 +85,7 @@ class DirectConnection(ServerConnection):
         buf = self._buffer
         buf += data
         pos, end = 0, len(buf)
+        masked, limit = self._MASKED, self.protocol.max_message_size
         handed_over = False
         while end - pos >= 2:
             b0, b1 = buf[pos], buf[pos + 1]
@@ -88,36 +98,22 @@ class DirectConnection(ServerConnection):
                 if end - head < 8:
                     break
                 length, head = int.from_bytes(buf[head : head + 8], "big"), head + 8
-            limit = self.protocol.max_message_size
-            if not b1 & 0x80 or b0 & 0x70 or (limit is not None and length > limit):
+            if bool(b1 & 0x80) is not masked or b0 & 0x70 or (limit is not None and length > limit):
                 handed_over = True  # websockets refuses it, with its own close code
                 break
-            stop = head + 4 + length
+            if masked:
+                head += 4
+            stop = head + length
             if stop > end:
                 break
-            opcode, handler = b0 & 0x0F, self.on_text
-            if (
-                opcode == _TEXT
-                and b0 & 0x80
-                and handler is not None
-                and self.protocol.current_size is None
-                and not len(self.recv_messages.frames)
-            ):
-                payload = apply_mask(buf[head + 4 : stop], buf[head : head + 4])
+            if self._take(b0, buf, head, stop):
                 pos = stop
-                try:
-                    text = str(payload, "utf-8")
-                except UnicodeDecodeError as e:
-                    if self.on_bad_text is not None:
-                        self.on_bad_text(e)
-                    continue
-                handler(text)
-            else:
-                frame, pos = bytes(buf[pos:stop]), stop
-                super().data_received(frame)
-                if opcode == _CLOSE:
-                    handed_over = True
-                    break
+                continue
+            frame, pos = bytes(buf[pos:stop]), stop
+            super().data_received(frame)
+            if b0 & 0x0F == _CLOSE:
+                handed_over = True
+                break
         if handed_over:
             rest = bytes(buf[pos:])
             self._reading = False
@@ -127,22 +123,53 @@ class DirectConnection(ServerConnection):
         else:
             del buf[:pos]
 
-    def _at_frame_boundary(self) -> bool:
-        """True if websockets' parser waits for the first byte of a frame with nothing buffered
-        (its parse generators are suspended in the reader's `at_eof`, not inside a frame), and
-        websockets has every internal this reader needs; otherwise websockets keeps the stream."""
-        protocol = self.protocol
-        if not (
-            hasattr(protocol, "current_size")
-            and hasattr(protocol, "max_message_size")
-            and hasattr(getattr(self, "recv_messages", None), "frames")
-            and getattr(getattr(protocol, "reader", None), "buffer", b"x") == b""
-        ):
+    def _in_order(self) -> bool:
+        """Whether a message may pass websockets now: no fragmented message is open and none
+        waits in its queue."""
+        return self.protocol.current_size is None and not len(self.recv_messages.frames)
+
+
+def _at_boundary(conn: Connection) -> bool:
+    """True if websockets' parser waits for the first byte of a frame with nothing buffered
+    (its parse generators are suspended in the reader's `at_eof`, not inside a frame), and
+    websockets has every internal the reader needs; otherwise websockets keeps the stream for
+    now (a client may get the server's first frame with the upgrade response)."""
+    protocol = conn.protocol
+    if not (
+        hasattr(protocol, "current_size")
+        and hasattr(protocol, "max_message_size")
+        and hasattr(getattr(conn, "recv_messages", None), "frames")
+        and getattr(getattr(protocol, "reader", None), "buffer", b"x") == b""
+    ):
+        return False
+    gen: Any = getattr(protocol, "parser", None)
+    while (inner := getattr(gen, "gi_yieldfrom", None)) is not None:
+        gen = inner
+    return getattr(getattr(gen, "gi_code", None), "co_name", None) == "at_eof"
+
+
+class DirectConnection(_FrameReader, ServerConnection):
+    _MASKED = True
+
+    on_text: TextHandler | None = None
+    """Set to take this connection's Text messages as they arrive; None = websockets' queue."""
+    on_bad_text: Callable[[UnicodeDecodeError], None] | None = None
+    """Called instead of `on_text` for a Text frame that is not UTF-8; it should close the
+    connection with 1007, as websockets' own reader would."""
+
+    def _take(self, b0: int, buf: bytearray, start: int, stop: int) -> bool:
+        handler = self.on_text
+        if b0 != _FIN_TEXT or handler is None or not self._in_order():
             return False
-        gen: Any = getattr(protocol, "parser", None)
-        while (inner := getattr(gen, "gi_yieldfrom", None)) is not None:
-            gen = inner
-        return getattr(getattr(gen, "gi_code", None), "co_name", None) == "at_eof"
+        payload = apply_mask(buf[start:stop], buf[start - 4 : start])
+        try:
+            text = str(payload, "utf-8")
+        except UnicodeDecodeError as e:
+            if self.on_bad_text is not None:
+                self.on_bad_text(e)
+            return True
+        handler(text)
+        return True
 
     def write_frames(self, frames: bytes) -> bool:
         """Write frames made by `text_frames` if the connection is open; False (nothing
@@ -150,4 +177,28 @@ class DirectConnection(ServerConnection):
         if self.protocol.state is not State.OPEN:
             return False
         self.transport.write(frames)
+        return True
+
+
+class CountingClientConnection(_FrameReader, ClientConnection):
+    """A controller's connection (`connect(..., create_connection=CountingClientConnection)`)
+    that counts, and does not deliver, the Text messages beginning with `count_prefix` (UTF-8):
+    for a controller that follows a game by its other messages and only counts the ticks."""
+
+    _MASKED = False
+
+    count_prefix: bytes | None = None
+    counted = 0
+    on_count: Callable[[int], None] | None = None
+    """Called with `counted` after each message it counts."""
+
+    def _take(self, b0: int, buf: bytearray, start: int, stop: int) -> bool:
+        prefix = self.count_prefix
+        if b0 != _FIN_TEXT or prefix is None or not buf.startswith(prefix, start, stop):
+            return False
+        if self.protocol.current_size is not None:
+            return False  # a Text frame inside a fragmented message: websockets refuses it
+        self.counted += 1
+        if self.on_count is not None:
+            self.on_count(self.counted)
         return True

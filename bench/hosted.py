@@ -44,6 +44,7 @@ from arena import booter, event_loop
 from arena.game_setup import GameSetup
 from arena.server import ArenaServer, ServerOptions
 from arena.server_messages import OBSERVER_TICK_PREFIX
+from arena.ws_connection import CountingClientConnection
 
 BOT_DIR = Path(__file__).resolve().parents[1] / "tests" / "e2e" / "bots" / "Idler"
 WARMUP_TURNS = 200
@@ -145,8 +146,13 @@ async def _recv(ws: ClientConnection) -> str:
 
 
 async def _control(server: ArenaServer, turns: int) -> dict[str, float]:
-    """Start the game, time `turns` turns after the warm-up, stop the game."""
-    async with connect(server.url, compression=None, max_size=None) as ws:
+    """Start the game, time `turns` turns after the warm-up, stop the game. The controller
+    counts the observer ticks the way `tankrl battle` does (CountingClientConnection: counted
+    as they arrive, not decoded); a watcher task reads everything else."""
+    async with connect(
+        server.url, compression=None, max_size=None, create_connection=CountingClientConnection
+    ) as ws:
+        assert isinstance(ws, CountingClientConnection)
         hello = json.loads(await _recv(ws))
         await ws.send(json.dumps({"type": "ControllerHandshake", "sessionId": hello["sessionId"],
                                   "name": "bench", "version": "1"}))  # fmt: skip
@@ -156,34 +162,45 @@ async def _control(server: ArenaServer, turns: int) -> dict[str, float]:
                 break
         setup = GameSetup(number_of_rounds=1, turn_timeout_us=1_000_000)
         addresses = [{"host": b["host"], "port": b["port"]} for b in msg["bots"]]
+        ws.count_prefix = OBSERVER_TICK_PREFIX
         await ws.send(json.dumps({"type": "StartGame", "botAddresses": addresses,
                                   "gameSetup": setup.to_protocol()}))  # fmt: skip
-        ticks = 0
+        stamps: dict[int, tuple[float, float, int, float, float]] = {}
+        done = asyncio.get_running_loop().create_future()
+
+        def on_count(n: int) -> None:
+            if n in (WARMUP_TURNS, WARMUP_TURNS + turns):
+                stamps[n] = (time.perf_counter(), time.process_time(), stats.turns,
+                             stats.turn_us_total, stats.observer_us_total)  # fmt: skip
+                if len(stamps) == 2:
+                    done.set_result(None)
+
         stats = server.stats
-        async for frame in ws:  # hosted_battle's timeout bounds the whole game
-            if not (isinstance(frame, str) and frame.startswith(OBSERVER_TICK_PREFIX)):
-                if '"GameAbortedEvent"' in frame or '"GameEnded' in frame:
-                    raise RuntimeError(f"the game ended early: {frame[:80]!r}")
-                continue
-            ticks += 1
-            if ticks == WARMUP_TURNS:
-                t0, cpu0 = time.perf_counter(), time.process_time()
-                turns0, us0, obs0 = stats.turns, stats.turn_us_total, stats.observer_us_total
-            elif ticks == WARMUP_TURNS + turns:
-                break
-        else:
-            raise RuntimeError("the server closed the controller's connection mid-game")
-        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-        n = stats.turns - turns0
+        ws.on_count = on_count
+        watching = asyncio.create_task(_watch(ws))
+        await asyncio.wait([done, watching], return_when=asyncio.FIRST_COMPLETED)
+        if not done.done():
+            watching.result()  # raises why the game ended
+        (t0, cpu0, turns0, us0, obs0), (t1, cpu1, turns1, us1, obs1) = stamps.values()
+        wall, cpu, n = t1 - t0, cpu1 - cpu0, turns1 - turns0
         figures = {
-            "turns_per_s": turns / wall,
-            "server_us_per_turn": (stats.turn_us_total - us0) / n,
-            "observer_us_per_turn": (stats.observer_us_total - obs0) / n,
-            "process_cpu_us_per_turn": cpu / turns * 1e6,
+            "turns_per_s": n / wall,
+            "server_us_per_turn": (us1 - us0) / n,
+            "observer_us_per_turn": (obs1 - obs0) / n,
+            "process_cpu_us_per_turn": cpu / n * 1e6,
             "skipped_turns": stats.skipped_turns,
         }
         await ws.send('{"type":"StopGame"}')
+        watching.cancel()
     return figures
+
+
+async def _watch(ws: ClientConnection) -> None:
+    """Everything but the counted ticks; the game must not end while it is timed."""
+    async for frame in ws:
+        if '"GameAbortedEvent"' in frame or '"GameEnded' in frame:
+            raise RuntimeError(f"the game ended early: {frame[:80]!r}")
+    raise RuntimeError("the server closed the controller's connection mid-game")
 
 
 # ---- (d) the server alone ---------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """arena/ws_connection.py on loopback: the server's own frame reader must deliver exactly what
 websockets would, in the same order, however the bytes are split, and hand websockets every
-frame it has to handle or refuse (pings, fragments, binary, close, unmasked, oversized)."""
+frame it has to handle or refuse (pings, fragments, binary, close, unmasked, oversized); the
+controller's counting reader counts exactly the messages with its prefix and leaves every other
+one to websockets."""
 
 import asyncio
 import random
@@ -14,7 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
-from arena.ws_connection import DirectConnection, text_frames
+from arena.ws_connection import CountingClientConnection, DirectConnection, text_frames
 
 MAX_SIZE = 100_000
 
@@ -165,3 +167,102 @@ def test_text_frames_parse_back_with_websockets() -> None:
         except StopIteration as done:
             frame = done.value
         assert (frame.opcode, frame.fin, bytes(frame.data)) == (Opcode.TEXT, True, data)
+
+
+# ---- the controller's side: CountingClientConnection ------------------------------------------
+TICK = b'{"type":"Tick","n":'
+
+
+@pytest.fixture
+async def counting() -> AsyncIterator[tuple[CountingClientConnection, ServerConnection]]:
+    """A client that counts server messages beginning with TICK, and the server's end."""
+    server_end: asyncio.Future[ServerConnection] = asyncio.get_running_loop().create_future()
+    release = asyncio.Event()
+
+    async def handler(ws: ServerConnection) -> None:
+        server_end.set_result(ws)
+        await release.wait()
+
+    async with serve(handler, "127.0.0.1", 0, compression=None) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        async with connect(
+            f"ws://127.0.0.1:{port}",
+            compression=None,
+            max_size=MAX_SIZE,
+            create_connection=CountingClientConnection,
+        ) as client:
+            assert isinstance(client, CountingClientConnection)
+            client.count_prefix = TICK
+            async with asyncio.timeout(5):
+                yield client, await server_end
+            release.set()
+
+
+def unmasked(opcode: Opcode, data: bytes, fin: bool = True) -> bytes:
+    return Frame(opcode, data, fin).serialize(mask=False)
+
+
+async def test_counted_messages_are_counted_however_split_and_the_rest_arrive_in_order(
+    counting: tuple[CountingClientConnection, ServerConnection],
+) -> None:
+    client, _ = counting
+    rng = random.Random(5)
+    ticks = [(None, unmasked(Opcode.TEXT, TICK + b"%d}" % i + b" " * 200 * i)) for i in range(30)]
+    texts = [f"other {i} " + "é" * rng.choice([0, 1, 125, 35_000]) for i in range(12)]
+    delivered: list[tuple[str | bytes | None, bytes]] = [
+        (t, unmasked(Opcode.TEXT, t.encode())) for t in texts
+    ]
+    delivered += [(TICK[:5].decode(), unmasked(Opcode.TEXT, TICK[:5]))]  # too short to count
+    delivered += [(TICK, unmasked(Opcode.BINARY, TICK))]  # Binary is never counted
+    frames = ticks + delivered
+    rng.shuffle(frames)
+    stream = b"".join(f for _, f in frames)
+    counts: list[int] = []
+    client.on_count = counts.append
+    pos = 0
+    while pos < len(stream):
+        step = rng.randint(1, 20)
+        client.data_received(stream[pos : pos + step])
+        pos += step
+    assert client.counted == 30 and counts == list(range(1, 31))
+    expected = [m for m, _ in frames if m is not None]
+    assert [await client.recv() for _ in expected] == expected
+
+
+async def test_a_counting_client_still_answers_pings_and_refuses_masked_frames(
+    counting: tuple[CountingClientConnection, ServerConnection],
+) -> None:
+    client, server_end = counting
+    await server_end.send(TICK.decode() + "1}")
+    async with asyncio.timeout(5):
+        await (await server_end.ping(b"p"))  # answered by websockets on the client's side
+        while client.counted < 1:
+            await asyncio.sleep(0.005)
+    assert server_end.transport is not None
+    server_end.transport.write(masked(Opcode.TEXT, TICK + b"2}"))  # a server must not mask
+    async with asyncio.timeout(5):
+        await client.wait_closed()
+    assert client.counted == 1
+    assert client.protocol.close_sent is not None and client.protocol.close_sent.code == 1002
+
+
+async def test_the_battle_runner_counts_counted_messages_as_signs_of_life(
+    counting: tuple[CountingClientConnection, ServerConnection],
+) -> None:
+    """`tankrl battle` gives up on a server that sent nothing for its idle timeout; ticks it
+    only counts are something."""
+    from arena.battle import BattleError, _recv_frame
+
+    client, server_end = counting
+
+    async def ticks_then_end() -> None:
+        for i in range(12):
+            await server_end.send(TICK.decode() + f"{i}}}")
+            await asyncio.sleep(0.05)
+        await server_end.send("the end")
+
+    sending = asyncio.create_task(ticks_then_end())
+    assert await _recv_frame(client, 0.2) == "the end"  # 0.6 s of ticks, none 0.2 s apart
+    await sending
+    with pytest.raises(BattleError, match="sent nothing for 0 s"):
+        await _recv_frame(client, 0.2)

@@ -82,5 +82,5 @@ def test_observer_ticks_begin_with_the_prefix_our_controllers_count_them_by() ->
     engine = Engine(GameSetup(), n_arenas=1, n_bots=2)
     engine.step()
     tick = ArenaTurn(engine, 0).observer_tick([("s1", "A", "1"), ("s2", "B", "1")])
-    assert out.encode(tick).decode().startswith(out.OBSERVER_TICK_PREFIX)
-    assert not out.encode(out.round_started(1)).decode().startswith(out.OBSERVER_TICK_PREFIX)
+    assert out.encode(tick).startswith(out.OBSERVER_TICK_PREFIX)
+    assert not out.encode(out.round_started(1)).startswith(out.OBSERVER_TICK_PREFIX)
