@@ -5,21 +5,24 @@
     with the next tick at once (raw websockets, the same socket settings as our server: no
     compression, which the official server does not offer either).
 (b) Hosted: a 1v1 of two such bots on ArenaServer at TPS -1 with a 1 s turn timeout, started
-    and watched by an in-process controller (so observer ticks are built and sent too).
-Both in this process, bots as subprocesses, on the arena's event loop (arena/event_loop.py:
-uvloop where installed) like every run here. The machine is shared, so (a) and (b) run as short
-alternating pairs (`--pairs`, `--turns` measured turns each after 200 warm-up turns) and the
-medians are reported: ratio = median over pairs of (b) / (a); goal >= 0.8.
+    and watched by an in-process controller (so observer ticks are built and sent too), the way
+    `tankrl battle` runs one.
+All in this process, bots as subprocesses booted as `tankrl battle` boots them, on the arena's
+event loop (arena/event_loop.py: uvloop where installed). The machine is shared and its speed
+drifts by tens of percent within seconds, so (a) and (b) stay up side by side and take turns:
+each pair runs `--turns` turns of (a) while (b) is paused (PauseGame), then as many of (b)
+while (a)'s responder holds its next tick, in alternating order; the first few turns of each
+phase are not timed. ratio = median over the `--pairs` pairs of (b) / (a); goal >= 0.8.
 
 Prints a short table, then as its last line one JSON object: turns_per_s (b),
 client_ceiling_turns_per_s (a), ratio, server_us_per_turn (the server's critical path of a
 turn: engine step, the bots' messages built, serialised and written; mean over (b)).
-With --bound it also runs (c): the same two bots against an instant responder, the most any
-server could reach on this machine at this load, and adds (b) / (c) to the JSON as
-ratio_to_bound (how close our server comes to a server that costs nothing).
-With --server-cpu it also runs (d): the server alone, its two bots and controller raw websockets
-clients in another process that answer at once, and adds the server process's CPU per turn
-(server_cpu_us_per_turn: everything it does for a turn, receiving included) to the JSON.
+With --bound it also runs (c) in the same rotation: the same two bots against an instant
+responder, the most any server could reach on this machine at this load, and adds (b) / (c) to
+the JSON as ratio_to_bound (how close our server comes to a server that costs nothing).
+With --server-cpu it also runs (d) afterwards: the server alone, its two bots and controller
+raw websockets clients in another process that answer at once, and adds the server process's
+CPU per turn (server_cpu_us_per_turn: everything it does for a turn, receiving included).
 Usage: python bench/hosted.py [--turns N] [--pairs K] [--bound] [--server-cpu]
 """
 
@@ -33,8 +36,8 @@ import sys
 import time
 from pathlib import Path
 
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.asyncio.server import ServerConnection, serve
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -48,159 +51,223 @@ from arena.ws_connection import CountingClientConnection
 
 BOT_DIR = Path(__file__).resolve().parents[1] / "tests" / "e2e" / "bots" / "Idler"
 WARMUP_TURNS = 200
+UNTIMED_TURNS = 5
+"""Turns at the start of each phase that are not timed (the first answers were already in)."""
 TIMEOUT_S = 120
+SETUP = GameSetup(number_of_rounds=1000, turn_timeout_us=1_000_000)
+
+
+def turns_per_s(stamps: list[float]) -> float:
+    """Turns/s over one phase's turn-completion times, its first UNTIMED_TURNS left out."""
+    timed = stamps[UNTIMED_TURNS:]
+    return (len(timed) - 1) / (timed[-1] - timed[0])
 
 
 # ---- (a) the client ceiling, (c) the same for two bots ----------------------------------------
-async def client_ceiling(turns: int, n_bots: int = 1) -> dict[str, float]:
-    """Turns/s (and p50 ms per turn) of official-API bots against an instant responder that
-    sends every bot the next (constant) tick as soon as all of them answered."""
-    setup = GameSetup(number_of_rounds=1, turn_timeout_us=1_000_000).to_protocol()
-    state = {
-        "energy": 100.0, "x": 400.0, "y": 300.0, "direction": 90.0, "gunDirection": 90.0,
-        "radarDirection": 90.0, "radarSweep": 0.0, "speed": 0.0, "turnRate": 0.0,
-        "gunTurnRate": 0.0, "radarTurnRate": 0.0, "gunHeat": 0.0, "enemyCount": 1,
-    }  # fmt: skip
-    head = '{"type":"TickEventForBot","roundNumber":1,"turnNumber":'
-    tail = ',"botState":' + json.dumps(state) + ',"bulletStates":[],"events":[]}'
-    bots: list[ServerConnection] = []
-    ready: set[ServerConnection] = set()
-    answered: set[ServerConnection] = set()
-    stamps: list[float] = []
-    done = asyncio.Event()
+class Responder:
+    """Official-API bots against an instant responder that sends every bot the next (constant)
+    tick as soon as all of them answered, while the phase has turns left."""
 
-    async def tick_all() -> None:
-        text = head + str(len(stamps) + 1) + tail
-        for ws in bots:
+    def __init__(self, n_bots: int) -> None:
+        self.n_bots = n_bots
+        state = {
+            "energy": 100.0, "x": 400.0, "y": 300.0, "direction": 90.0, "gunDirection": 90.0,
+            "radarDirection": 90.0, "radarSweep": 0.0, "speed": 0.0, "turnRate": 0.0,
+            "gunTurnRate": 0.0, "radarTurnRate": 0.0, "gunHeat": 0.0, "enemyCount": 1,
+        }  # fmt: skip
+        self._head = '{"type":"TickEventForBot","roundNumber":1,"turnNumber":'
+        self._tail = ',"botState":' + json.dumps(state) + ',"bulletStates":[],"events":[]}'
+        self._turn = 0
+        self._bots: list[ServerConnection] = []
+        self._ready: set[ServerConnection] = set()
+        self._answered: set[ServerConnection] = set()
+        self._all_ready = asyncio.Event()
+        self._stamps: list[float] = []
+        self._due = 0
+        self._phase_done: asyncio.Future[None] | None = None
+        self._server: Server | None = None
+        self._procs: list[booter.BootedBot] = []
+
+    async def start(self) -> None:
+        self._server = await serve(self._respond, "127.0.0.1", 0, compression=None)
+        port = next(iter(self._server.sockets)).getsockname()[1]
+        bot = booter.resolve_bot(str(BOT_DIR))
+        self._procs = [booter.boot(bot, f"ws://127.0.0.1:{port}") for _ in range(self.n_bots)]
+        await self._all_ready.wait()
+
+    async def run(self, turns: int) -> list[float]:
+        """Play `turns` turns; the time each one was completed (all bots answered)."""
+        self._stamps, self._due = [], turns
+        self._phase_done = asyncio.get_running_loop().create_future()
+        await self._tick_all()
+        await self._phase_done
+        return self._stamps
+
+    def close(self) -> None:
+        booter.stop(self._procs)
+        if self._server is not None:
+            self._server.close()
+
+    async def _tick_all(self) -> None:
+        self._turn += 1
+        text = self._head + str(self._turn) + self._tail
+        for ws in self._bots:
             await ws.send(text)
 
-    async def respond(ws: ServerConnection) -> None:
+    async def _respond(self, ws: ServerConnection) -> None:
         await ws.send(json.dumps({
             "type": "ServerHandshake", "sessionId": "AAAAAAAAAAAAAAAAAAAAAA",
             "variant": "Tank Royale", "version": "1.4.0", "gameTypes": ["1v1"],
         }))  # fmt: skip
         with contextlib.suppress(ConnectionClosed):  # bots are killed at the end
-            await serve_bot(ws)
+            async for frame in ws:
+                await self._on_message(ws, json.loads(frame)["type"])
 
-    async def serve_bot(ws: ServerConnection) -> None:
-        async for frame in ws:
-            kind = json.loads(frame)["type"]
-            if kind == "BotHandshake":
-                bots.append(ws)
-                if len(bots) == n_bots:
-                    for i, b in enumerate(bots):
-                        await b.send(json.dumps({"type": "GameStartedEventForBot",
-                                                 "myId": i + 1, "gameSetup": setup}))  # fmt: skip
-            elif kind == "BotReady":
-                ready.add(ws)
-                if len(ready) == n_bots:
-                    for b in bots:
-                        await b.send('{"type":"RoundStartedEvent","roundNumber":1}')
-                    await tick_all()
-            elif kind == "BotIntent":
-                answered.add(ws)
-                if len(answered) < n_bots:
-                    continue
-                answered.clear()
-                stamps.append(time.perf_counter())
-                if len(stamps) > turns + WARMUP_TURNS:
-                    done.set()
-                    return
-                await tick_all()
-
-    async with serve(respond, "127.0.0.1", 0, compression=None) as srv:
-        port = next(iter(srv.sockets)).getsockname()[1]
-        url = f"ws://127.0.0.1:{port}"
-        procs = [booter.boot(booter.resolve_bot(str(BOT_DIR)), url) for _ in range(n_bots)]
-        try:
-            async with asyncio.timeout(TIMEOUT_S):
-                await done.wait()
-        finally:
-            booter.stop(procs)
-    s = stamps[WARMUP_TURNS:]
-    gaps = sorted(b - a for a, b in itertools.pairwise(s))
-    return {"turns_per_s": (len(s) - 1) / (s[-1] - s[0]), "p50_ms": gaps[len(gaps) // 2] * 1e3}
+    async def _on_message(self, ws: ServerConnection, kind: str) -> None:
+        if kind == "BotHandshake":
+            self._bots.append(ws)
+            if len(self._bots) == self.n_bots:
+                setup = SETUP.to_protocol()
+                for i, b in enumerate(self._bots):
+                    await b.send(json.dumps({"type": "GameStartedEventForBot",
+                                             "myId": i + 1, "gameSetup": setup}))  # fmt: skip
+        elif kind == "BotReady":
+            self._ready.add(ws)
+            if len(self._ready) == self.n_bots:
+                for b in self._bots:
+                    await b.send('{"type":"RoundStartedEvent","roundNumber":1}')
+                self._all_ready.set()
+        elif kind == "BotIntent":
+            self._answered.add(ws)
+            if len(self._answered) < self.n_bots:
+                return
+            self._answered.clear()
+            self._stamps.append(time.perf_counter())
+            if len(self._stamps) < self._due:
+                await self._tick_all()
+            elif self._phase_done is not None and not self._phase_done.done():
+                self._phase_done.set_result(None)  # the bots wait for the next phase's tick
 
 
 # ---- (b) a hosted battle -----------------------------------------------------------------------
-async def hosted_battle(turns: int) -> dict[str, float]:
-    server = ArenaServer(ServerOptions(port=0, tps=-1, seed=1))
-    await server.start()
-    async with asyncio.TaskGroup() as tg:
+class Hosted:
+    """Two official-API bots on ArenaServer, started, paused and resumed by a controller that
+    counts the observer ticks the way `tankrl battle` does (CountingClientConnection)."""
+
+    def __init__(self) -> None:
+        self.server = ArenaServer(ServerOptions(port=0, tps=-1, seed=1))
+        self._procs: list[booter.BootedBot] = []
+        self._stack = contextlib.AsyncExitStack()
+        self._stamps: list[float] = []
+        self._started = False
+        self.cpu_s = 0.0
+        self.critical_us = self.observer_us = 0.0
+        self.turns = 0
+        self.skipped_turns = 0
+
+    async def start(self, tg: asyncio.TaskGroup) -> None:
+        server = self.server
+        await server.start()
         tg.create_task(server.serve_forever())
-        bots = [booter.boot(booter.resolve_bot(str(BOT_DIR)), server.url) for _ in range(2)]
-        try:
-            async with asyncio.timeout(TIMEOUT_S):
-                figures = await _control(server, turns)
-        finally:
-            booter.stop(bots)
-            await server.close()
-    return figures
-
-
-async def _recv(ws: ClientConnection) -> str:
-    async with asyncio.timeout(TIMEOUT_S):
-        frame = await ws.recv()
-    assert isinstance(frame, str)
-    return frame
-
-
-async def _control(server: ArenaServer, turns: int) -> dict[str, float]:
-    """Start the game, time `turns` turns after the warm-up, stop the game. The controller
-    counts the observer ticks the way `tankrl battle` does (CountingClientConnection: counted
-    as they arrive, not decoded); a watcher task reads everything else."""
-    async with connect(
-        server.url, compression=None, max_size=None, create_connection=CountingClientConnection
-    ) as ws:
+        bot = booter.resolve_bot(str(BOT_DIR))
+        self._procs = [booter.boot(bot, server.url) for _ in range(2)]
+        ws = await self._stack.enter_async_context(
+            connect(
+                server.url,
+                compression=None,
+                max_size=None,
+                create_connection=CountingClientConnection,
+            )
+        )
         assert isinstance(ws, CountingClientConnection)
-        hello = json.loads(await _recv(ws))
+        self._ws = ws
+        hello = json.loads(await ws.recv())
         await ws.send(json.dumps({"type": "ControllerHandshake", "sessionId": hello["sessionId"],
                                   "name": "bench", "version": "1"}))  # fmt: skip
         while True:
-            msg = json.loads(await _recv(ws))
+            msg = json.loads(await ws.recv())
             if msg["type"] == "BotListUpdate" and len(msg["bots"]) == 2:
                 break
-        setup = GameSetup(number_of_rounds=1, turn_timeout_us=1_000_000)
-        addresses = [{"host": b["host"], "port": b["port"]} for b in msg["bots"]]
+        self._addresses = [{"host": b["host"], "port": b["port"]} for b in msg["bots"]]
         ws.count_prefix = OBSERVER_TICK_PREFIX
-        await ws.send(json.dumps({"type": "StartGame", "botAddresses": addresses,
-                                  "gameSetup": setup.to_protocol()}))  # fmt: skip
-        stamps: dict[int, tuple[float, float, int, float, float]] = {}
-        done = asyncio.get_running_loop().create_future()
+        ws.on_count = lambda _: self._on_tick()
 
-        def on_count(n: int) -> None:
-            if n in (WARMUP_TURNS, WARMUP_TURNS + turns):
-                stamps[n] = (time.perf_counter(), time.process_time(), stats.turns,
-                             stats.turn_us_total, stats.observer_us_total)  # fmt: skip
-                if len(stamps) == 2:
-                    done.set_result(None)
+    def _on_tick(self) -> None:
+        self._stamps.append(time.perf_counter())
+        if len(self._stamps) == self._due:
+            self._phase_done.set_result(None)
 
-        stats = server.stats
-        ws.on_count = on_count
-        watching = asyncio.create_task(_watch(ws))
-        await asyncio.wait([done, watching], return_when=asyncio.FIRST_COMPLETED)
-        if not done.done():
-            watching.result()  # raises why the game ended
-        (t0, cpu0, turns0, us0, obs0), (t1, cpu1, turns1, us1, obs1) = stamps.values()
-        wall, cpu, n = t1 - t0, cpu1 - cpu0, turns1 - turns0
-        figures = {
-            "turns_per_s": n / wall,
-            "server_us_per_turn": (us1 - us0) / n,
-            "observer_us_per_turn": (obs1 - obs0) / n,
-            "process_cpu_us_per_turn": cpu / n * 1e6,
-            "skipped_turns": stats.skipped_turns,
-        }
-        await ws.send('{"type":"StopGame"}')
-        watching.cancel()
-    return figures
+    async def run(self, turns: int) -> list[float]:
+        """Resume the game (start it the first time), play `turns` turns, pause it; the time
+        each turn's observer tick arrived. Turns the server plays before the pause takes
+        effect are not counted in any phase."""
+        self._stamps, self._due = [], turns
+        self._phase_done = asyncio.get_running_loop().create_future()
+        stats = self.server.stats
+        cpu0, turns0 = time.process_time(), stats.turns
+        us0, obs0 = stats.turn_us_total, stats.observer_us_total
+        if self._started:
+            await self._ws.send('{"type":"ResumeGame"}')
+        else:
+            self._started = True
+            self._watching = asyncio.create_task(self._watch())
+            await self._ws.send(json.dumps({"type": "StartGame", "botAddresses": self._addresses,
+                                            "gameSetup": SETUP.to_protocol()}))  # fmt: skip
+        await asyncio.wait([self._phase_done, self._watching], return_when=asyncio.FIRST_COMPLETED)
+        if self._watching.done():
+            self._watching.result()  # raises why the game ended
+        stamps = self._stamps
+        self._stamps, self._due = [], 0
+        self.cpu_s += time.process_time() - cpu0
+        self.turns += stats.turns - turns0
+        self.critical_us += stats.turn_us_total - us0
+        self.observer_us += stats.observer_us_total - obs0
+        self.skipped_turns = stats.skipped_turns
+        await self._ws.send('{"type":"PauseGame"}')
+        return stamps
+
+    async def _watch(self) -> None:
+        """Everything but the counted ticks; the game must not end while it is timed."""
+        async for frame in self._ws:
+            if '"GameAbortedEvent"' in frame or '"GameEnded' in frame:
+                raise RuntimeError(f"the game ended early: {frame[:80]!r}")
+        raise RuntimeError("the server closed the controller's connection mid-game")
+
+    async def close(self) -> None:
+        if self._started:
+            self._watching.cancel()
+        booter.stop(self._procs)
+        await self._stack.aclose()
+        await self.server.close()
 
 
-async def _watch(ws: ClientConnection) -> None:
-    """Everything but the counted ticks; the game must not end while it is timed."""
-    async for frame in ws:
-        if '"GameAbortedEvent"' in frame or '"GameEnded' in frame:
-            raise RuntimeError(f"the game ended early: {frame[:80]!r}")
-    raise RuntimeError("the server closed the controller's connection mid-game")
+async def interleaved(
+    turns: int, pairs: int, bound: bool
+) -> tuple[dict[str, list[list[float]]], Hosted]:
+    """Turn-completion times per phase of (a), (b) and, with `bound`, (c), taking turns; and
+    (b)'s rig with its server's counters."""
+    phases: dict[str, list[list[float]]] = {"a": [], "b": [], "c": []}
+    ceiling, bound_rig, hosted = Responder(1), Responder(2) if bound else None, Hosted()
+    responders = [r for r in (ceiling, bound_rig) if r is not None]
+    async with asyncio.TaskGroup() as tg:
+        try:
+            async with asyncio.timeout(TIMEOUT_S):
+                await asyncio.gather(hosted.start(tg), *(r.start() for r in responders))
+                rigs = {"a": ceiling.run, "b": hosted.run}
+                if bound_rig is not None:
+                    rigs["c"] = bound_rig.run
+                for run in rigs.values():  # warm-up
+                    await run(WARMUP_TURNS)
+            for i in range(pairs):
+                order = list(rigs.items()) if i % 2 == 0 else list(rigs.items())[::-1]
+                for name, run in order:
+                    async with asyncio.timeout(TIMEOUT_S):
+                        phases[name].append(await run(turns + UNTIMED_TURNS))
+        finally:
+            for r in responders:
+                r.close()
+            await hosted.close()
+    return phases, hosted
 
 
 # ---- (d) the server alone ---------------------------------------------------------------------
@@ -259,8 +326,8 @@ async def server_alone(turns: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=600, help="measured turns per run")
-    parser.add_argument("--pairs", type=int, default=5, help="alternating (a), (b) pairs")
+    parser.add_argument("--turns", type=int, default=200, help="timed turns per phase")
+    parser.add_argument("--pairs", type=int, default=15, help="(a), (b) pairs of phases")
     parser.add_argument(
         "--bound",
         action="store_true",
@@ -272,56 +339,45 @@ def main() -> None:
         help="also run (d): the server alone with raw clients, its CPU per turn",
     )
     args = parser.parse_args()
-    ceilings, hosted, bounds, alone = [], [], [], []
-    for _ in range(args.pairs):
-        ceilings.append(event_loop.run(client_ceiling(args.turns)))
-        hosted.append(event_loop.run(hosted_battle(args.turns)))
-        if args.bound:
-            bounds.append(event_loop.run(client_ceiling(args.turns, n_bots=2)))
-        if args.server_cpu:
-            alone.append(event_loop.run(server_alone(args.turns * 3)))
+    phases, hosted = event_loop.run(interleaved(args.turns, args.pairs, args.bound))
+    runs = 3 if args.server_cpu else 0
+    alone = [event_loop.run(server_alone(args.turns * 10)) for _ in range(runs)]
+    rates = {k: [turns_per_s(p) for p in phases[k]] for k in ("a", "b", "c")}
+    n = hosted.turns
 
-    def median(runs: list[dict[str, float]], key: str) -> float:
-        return statistics.median(r[key] for r in runs)
+    def paired(top: str, bottom: str) -> float:
+        return statistics.median(t / b for t, b in zip(rates[top], rates[bottom], strict=True))
 
-    ratio = statistics.median(
-        h["turns_per_s"] / c["turns_per_s"] for c, h in zip(ceilings, hosted, strict=True)
-    )
-    ceiling, rate = median(ceilings, "turns_per_s"), median(hosted, "turns_per_s")
-    server_us = statistics.fmean(h["server_us_per_turn"] for h in hosted)
-    print(f"{args.pairs} alternating pairs of {args.turns} turns; medians")
+    ratio = paired("b", "a")
+    ceiling, rate = statistics.median(rates["a"]), statistics.median(rates["b"])
+    gaps = sorted(b - a for p in phases["a"] for a, b in itertools.pairwise(p[UNTIMED_TURNS:]))
+    print(f"{args.pairs} interleaved pairs of {args.turns} timed turns; medians")
     print(f"(a) client ceiling, 1 bot, instant responder  {ceiling:7.0f} turns/s"
-          f"  (p50 {median(ceilings, 'p50_ms'):.2f} ms/turn)")  # fmt: skip
+          f"  (p50 {gaps[len(gaps) // 2] * 1e3:.2f} ms/turn)")  # fmt: skip
     print(f"(b) hosted 1v1 on ArenaServer, TPS -1         {rate:7.0f} turns/s"
-          f"  ({sum(h['skipped_turns'] for h in hosted):.0f} skipped turns)")  # fmt: skip
+          f"  ({hosted.skipped_turns} skipped turns)")  # fmt: skip
     figures = {
         "turns_per_s": round(rate, 1),
         "client_ceiling_turns_per_s": round(ceiling, 1),
         "ratio": round(ratio, 3),
-        "server_us_per_turn": round(server_us, 1),
+        "server_us_per_turn": round(hosted.critical_us / n, 1),
     }
-    if bounds:
-        bound_ratio = statistics.median(
-            b["turns_per_s"] / c["turns_per_s"] for c, b in zip(ceilings, bounds, strict=True)
-        )
-        to_bound = statistics.median(
-            h["turns_per_s"] / b["turns_per_s"] for h, b in zip(hosted, bounds, strict=True)
-        )
-        figures["ratio_to_bound"] = round(to_bound, 3)
+    if rates["c"]:
+        figures["ratio_to_bound"] = round(paired("b", "c"), 3)
         print(f"(c) 2 bots, instant 2-bot responder          "
-              f"{median(bounds, 'turns_per_s'):7.0f} turns/s  (ratio bound for any server "
-              f"{bound_ratio:.2f}; (b)/(c) {to_bound:.2f})")  # fmt: skip
+              f"{statistics.median(rates['c']):7.0f} turns/s  (ratio bound for any server "
+              f"{paired('c', 'a'):.2f}; (b)/(c) {paired('b', 'c'):.2f})")  # fmt: skip
     if alone:
-        figures["server_cpu_us_per_turn"] = round(median(alone, "cpu_us_per_turn"), 1)
+        cpu = statistics.median(r["cpu_us_per_turn"] for r in alone)
+        figures["server_cpu_us_per_turn"] = round(cpu, 1)
         print(f"(d) server alone, raw bots and controller     "
-              f"{median(alone, 'turns_per_s'):7.0f} turns/s  (server process CPU "
-              f"{median(alone, 'cpu_us_per_turn'):.0f} us per turn)")  # fmt: skip
-    pairs = zip(ceilings, hosted, strict=True)
-    per_pair = ", ".join(f"{c['turns_per_s']:.0f}/{h['turns_per_s']:.0f}" for c, h in pairs)
-    print(f"    per pair (a)/(b) turns/s: {per_pair}")
-    print(f"server per turn: critical path {server_us:.0f} us, observers after it "
-          f"{median(hosted, 'observer_us_per_turn'):.0f} us; process CPU (server + controller) "
-          f"{median(hosted, 'process_cpu_us_per_turn'):.0f} us")  # fmt: skip
+              f"{statistics.median(r['turns_per_s'] for r in alone):7.0f} turns/s  "
+              f"(server process CPU {cpu:.0f} us per turn)")  # fmt: skip
+    per_pair = ", ".join(f"{b / a:.2f}" for a, b in zip(rates["a"], rates["b"], strict=True))
+    print(f"    per pair (b)/(a): {per_pair}")
+    print(f"server per turn: critical path {hosted.critical_us / n:.0f} us, observers after it "
+          f"{hosted.observer_us / n:.0f} us; process CPU (server + controller) "
+          f"{hosted.cpu_s / n * 1e6:.0f} us")  # fmt: skip
     print(f"ratio {ratio:.2f} (goal >= 0.8)")
     print(json.dumps(figures))
 
