@@ -123,11 +123,6 @@ class _FrameReader(Connection):
         else:
             del buf[:pos]
 
-    def _in_order(self) -> bool:
-        """Whether a message may pass websockets now: no fragmented message is open and none
-        waits in its queue."""
-        return self.protocol.current_size is None and not len(self.recv_messages.frames)
-
 
 def _at_boundary(conn: Connection) -> bool:
     """True if websockets' parser waits for the first byte of a frame with nothing buffered
@@ -170,6 +165,11 @@ class DirectConnection(_FrameReader, ServerConnection):
             return True
         handler(text)
         return True
+
+    def _in_order(self) -> bool:
+        """Whether a message may pass websockets now: no fragmented message is open and none
+        waits in its queue."""
+        return self.protocol.current_size is None and not len(self.recv_messages.frames)
 
     def write_frames(self, frames: bytes) -> bool:
         """Write frames made by `text_frames` if the connection is open; False (nothing
