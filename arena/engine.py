@@ -107,6 +107,11 @@ class Engine:
         self._blocks = (bf, bb, itf, itb, bla, bli, blf, scf, sct, sci, evb, evi, evp, evf, eva)
         """The state's blocks in `_turn`'s argument order."""
         self._teleport_x, self._teleport_y = np.zeros((b, n)), np.zeros((b, n))
+        self._count = np.zeros(3, np.int64)
+        self._log_i = np.empty((8, 0), np.int64)
+        self._log_f = np.empty((2, 0), np.float64)
+        """The turn's bullet event log, kept between turns (grown by `_log_room`): a compiled
+        call that returned new arrays paid for boxing them on every turn."""
         self.bullet_width = 0
         """Slots below this index may hold bullets (the most any arena has had at once)."""
         self.width = np.full(b, float(setup.arena_width))
@@ -195,7 +200,9 @@ class Engine:
             self._start_round(self.needs_round & ~self.game_over)
         if firsts:
             self._teleports(~self.game_over)
-        status, self.bullet_width, ended, count, log_i, log_f = _turn(
+        self._log_room()
+        count, log_i, log_f = self._count, self._log_i, self._log_f
+        status, self.bullet_width, ended = _turn(
             *self._blocks,
             self.width,
             self.height,
@@ -208,25 +215,30 @@ class Engine:
             self.bullet_width,
             self.setup.gun_cooling_rate,
             self.setup.max_inactivity_turns,
+            count,
+            log_i,
+            log_f,
         )
-        if status != 0:
+        if status == 1:
             raise gun.BulletCapacityError(f"more than {self.capacity} bullets in one arena")
+        if status != 0:
+            raise AssertionError("the bullet event log was sized too small")
         ev = self.events
         walls, pairs, hits = count.tolist()
         ev.bullets = (
             _NO_BULLET_EVENTS
             if walls == pairs == hits == 0
-            else BulletEvents(
-                log_i[gun.WALL_ARENA, :walls],
-                log_i[gun.WALL_SLOT, :walls],
-                log_i[gun.PAIR_ARENA, :pairs],
-                log_i[gun.PAIR_A, :pairs],
-                log_i[gun.PAIR_B, :pairs],
-                log_i[gun.HIT_ARENA, :hits],
-                log_i[gun.HIT_SLOT, :hits],
-                log_i[gun.HIT_VICTIM, :hits],
-                log_f[gun.HIT_DAMAGE, :hits],
-                log_f[gun.HIT_VICTIM_ENERGY, :hits],
+            else BulletEvents(  # copies: the log is overwritten by the next turn
+                log_i[gun.WALL_ARENA, :walls].copy(),
+                log_i[gun.WALL_SLOT, :walls].copy(),
+                log_i[gun.PAIR_ARENA, :pairs].copy(),
+                log_i[gun.PAIR_A, :pairs].copy(),
+                log_i[gun.PAIR_B, :pairs].copy(),
+                log_i[gun.HIT_ARENA, :hits].copy(),
+                log_i[gun.HIT_SLOT, :hits].copy(),
+                log_i[gun.HIT_VICTIM, :hits].copy(),
+                log_f[gun.HIT_DAMAGE, :hits].copy(),
+                log_f[gun.HIT_VICTIM_ENERGY, :hits].copy(),
             )
         )
         if ended:
@@ -237,6 +249,17 @@ class Engine:
             self.game_over |= ev.game_ended
         else:
             ev.game_ended[:] = False
+
+    def _log_room(self) -> None:
+        """Make the bullet event log big enough for this turn: new bullets take the lowest free
+        slots, so an arena has at most min(width + N, capacity) bullets in flight after firing,
+        and the log needs room for all their pairs or all their hits (as `_turn` sizes it)."""
+        f = min(self.bullet_width + self.n_bots, self.capacity)
+        room = self.n_arenas * max(f * (f - 1) // 2, f * max(self.n_bots - 1, 1))
+        if room > self._log_i.shape[1]:
+            room = max(room, 2 * self._log_i.shape[1])
+            self._log_i = np.empty((8, room), np.int64)
+            self._log_f = np.empty((2, room), np.float64)
 
     def _teleports(self, running: Bool) -> None:
         """§7.5: where the second bot of a pair colliding on turn 1 goes, per arena and seat
@@ -312,12 +335,16 @@ def _turn(
     w: int,
     cooling: float,
     max_inactivity: int,
-) -> tuple[int, int, int, I64, I64, F64]:
+    count: I64,
+    log_i: I64,
+    log_f: F64,
+) -> tuple[int, int, int]:
     """§9 steps 3-12 and 14-15 for every arena, on the state's blocks (bots bf/bb, intents
     itf/itb, bullets bla/bli/blf, scores scf/sct/sci, events evb/evi/evp/evf/eva; arena.state).
 
-    Returns (0, or 1 when an arena ran out of bullet slots; the new bullet width; how many
-    arenas' rounds ended; the turn's bullet events as count, log_i, log_f, see arena.bullets)."""
+    Returns (0, or 1 when an arena ran out of bullet slots, or 2 when the bullet event log is too
+    small; the new bullet width; how many arenas' rounds ended). The turn's bullet events go to
+    count, log_i and log_f (see arena.bullets), which the caller sizes (Engine._log_room)."""
     n_arenas, n = bf.shape[1], bf.shape[2]
     for a in range(n_arenas):
         running = not game_over[a]
@@ -339,7 +366,7 @@ def _turn(
                 bf, bb, itf, itb, bla, bli, blf, a, i, enabled, next_id, cooling, evb, evi
             )
             if slot == gun.NO_SLOT:
-                return 1, w, 0, np.zeros(3, np.int64), np.empty((8, 0), np.int64), np.empty((2, 0))
+                return 1, w, 0
             w = max(w, slot + 1)
         for i in range(n):
             if running and bb[IN_MAP, a, i] and not scoring.disabled(bf, bb, a, i):
@@ -368,10 +395,9 @@ def _turn(
             f += bla[BULLET_ACTIVE, k, a]
         flying += f
         pairs += f * (f - 1) // 2
-    room = max(pairs, flying * max(n - 1, 1))
-    count = np.zeros(3, np.int64)
-    log_i = np.empty((8, room), np.int64)
-    log_f = np.empty((2, room), np.float64)
+    if max(pairs, flying * max(n - 1, 1)) > log_i.shape[1]:
+        return 2, w, 0
+    count[:] = 0
 
     ended = 0
     for a in range(n_arenas):
@@ -391,7 +417,7 @@ def _turn(
         scoring.deaths(bf, bb, scf, a, running, evb)
         eva[EVENT_ROUND_ENDED, a] = scoring.round_over(bf, bb, bla, a, running, w)
         ended += eva[EVENT_ROUND_ENDED, a]
-    return 0, w, ended, count, log_i, log_f
+    return 0, w, ended
 
 
 @njit(cache=True)

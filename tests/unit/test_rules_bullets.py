@@ -9,7 +9,7 @@ of one owner collide, and a bullet that hit a bullet can still hit a bot.
 """
 
 import pytest
-from rules_helpers import bot, events, flying, place, run, run_until, started, step
+from rules_helpers import bot, events, flying, make_engine, place, run, run_until, started, step
 
 from arena.engine import Engine
 
@@ -255,3 +255,23 @@ def test_three_bullets_crossing_at_one_point_all_collide() -> None:
     assert flying(engine) == []
     for seat in range(3):
         assert len(events(engine, seat, "BulletHitBulletEvent")) == 2
+
+
+# ---- the turn's bullet event log -----------------------------------------------------------------
+def test_bullet_events_of_a_crowded_battle_are_whole_and_stay_as_they_were() -> None:
+    """Ten bots in each of three arenas fire the least power as often as their guns allow while
+    spinning: bullets pile up, cross and hit. The engine's event log grows as needed (a log too
+    small would stop the turn), and a turn's bullet events keep their values after later turns."""
+    engine = make_engine(10, n_arenas=3, seeds=[1, 2, 3])
+    spin = {"firepower": 0.1, "gun_turn_rate": 20.0, "turn_rate": 10.0, "target_speed": 8.0}
+    kept: list[tuple[object, list[list[float]]]] = []
+    most = 0
+    for _ in range(300):
+        step(engine, *[spin] * 10)
+        be = engine.events.bullets
+        most = max(most, be.pair_arena.size, be.hit_arena.size)
+        if be.hit_slot.size or be.pair_a.size:
+            kept.append((be, [a.tolist() for a in vars(be).values()]))
+    assert most > 0 and kept
+    for be, values in kept:
+        assert [a.tolist() for a in vars(be).values()] == values
