@@ -140,6 +140,9 @@ class ArenaServer:
         self._pending: Game | None = None
         self._stop_game = False
         self._waiter: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The serving loop (set by start): asyncio.get_running_loop() costs a getpid system call
+        on Python 3.11, and `_wait` runs twice a turn."""
         self._close_requested = asyncio.Event()
         self._ws_server: Server | None = None
         self._tg: asyncio.TaskGroup | None = None
@@ -149,6 +152,7 @@ class ArenaServer:
     async def start(self) -> None:
         # the first game's turn must not stall the event loop on a compile of the rules
         await asyncio.to_thread(compile_rules)
+        self._loop = asyncio.get_running_loop()
         o = self.options
         self._ws_server = await serve(
             self._handle,
@@ -529,7 +533,7 @@ class ArenaServer:
     async def _wait(self, ready: Any, deadline: float | None) -> bool:
         """Wait until `ready()` or the loop-time deadline; True if ready. (A bare future and
         timer: this runs twice a turn, and asyncio's Event and timeout cost several times more.)"""
-        loop = asyncio.get_running_loop()
+        loop = self._loop or asyncio.get_running_loop()
         while not ready():
             if deadline is not None and loop.time() >= deadline:
                 return False

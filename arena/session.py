@@ -139,6 +139,9 @@ class Game:
         """Per seat, whether its tank is in the arena (read from the engine after each step)."""
         self._between_rounds = True
         """Whether the next step starts a round (no answers are awaited then)."""
+        self._awaited: list[int] = []
+        """`awaited()` while running, kept up to date by `_read_alive` and `disconnect` (it is
+        asked after every intent)."""
         self._step: Callable[[], None] = lambda: None
         self.recorder: Recorder | None = None
         self.paused = debug_mode
@@ -216,6 +219,7 @@ class Game:
     def disconnect(self, index: int) -> None:
         """The tank stays and keeps its stored intent; its bot is no longer waited for."""
         self.connected[index] = False
+        self._awaited = [i for i in self._awaited if i != index]
 
     @property
     def participants_left(self) -> bool:
@@ -224,19 +228,22 @@ class Game:
     def _read_alive(self) -> None:
         e = self.engine
         assert e is not None
-        self._alive = e.bots.in_map[0].tolist()
+        self._alive = alive = e.bots.in_map[0].tolist()
         self._between_rounds = bool(e.needs_round[0])
+        self._awaited = (
+            []
+            if self._between_rounds
+            else [i for s, i in enumerate(self.seats) if self.connected[i] and alive[s]]
+        )
 
     def awaited(self) -> list[int]:
         """Bots whose answer the next turn waits for: connected and alive, mid-round."""
-        if self.phase is not Phase.RUNNING or self._between_rounds:
-            return []
-        alive = self._alive
-        return [i for s, i in enumerate(self.seats) if self.connected[i] and alive[s]]
+        return self._awaited if self.phase is Phase.RUNNING else []
 
     @property
     def all_answered(self) -> bool:
-        return all(self.slots[i].answered for i in self.awaited())
+        slots = self.slots
+        return all(slots[i].pending is not None for i in self.awaited())
 
     def bot_index(self, bot_id: int) -> int | None:
         return bot_id - 1 if 1 <= bot_id <= len(self.bots) else None

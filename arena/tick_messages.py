@@ -13,7 +13,7 @@ from operator import itemgetter
 from typing import Any, Final
 
 from arena.engine import Engine
-from arena.state import Bots, row
+from arena.state import Bots, TurnEvents, row
 
 Json = dict[str, Any]
 
@@ -36,6 +36,12 @@ _BOT_STATE_KEYS: Final = tuple(key for key, _ in BOT_STATE_FIELDS)
 _PICK_STATE: Final = itemgetter(*(row(Bots, name) for _, name in BOT_STATE_FIELDS))
 """Picks the BotState fields, in order, from a seat's column of the bots' float block (all of
 them are float [B, N] fields): cheaper than numpy's fancy indexing of the rows."""
+_FIRED, _BOT_WALL, _DIED, _WON_ROUND = (
+    row(TurnEvents, name) for name in ("fired", "bot_wall", "died", "won_round")
+)
+"""Rows of the events' bool [B, N] block (read in one call: a hot path's numpy calls are few)."""
+_SCANS, _BOT_BOT, _RAMMED = (row(TurnEvents, name) for name in ("scans", "bot_bot", "rammed"))
+"""Rows of the events' bool [B, N, N] block."""
 _SCAN_COLUMNS: Final = ("scan_energy", "scan_x", "scan_y", "scan_direction", "scan_speed")
 _HIT_BOT_COLUMNS: Final = ("hitbot_energy", "hitbot_x", "hitbot_y")
 _BULLET_COLUMNS: Final = (
@@ -62,25 +68,28 @@ class ArenaTurn:
         assert floats is not None
         self.states: list[tuple[float, ...]] = list(map(_PICK_STATE, floats[:, a].T.tolist()))
         """Per seat, the BotState floats in BOT_STATE_FIELDS order (one read of the float block)."""
-        self.died: list[bool] = ev.died[a].tolist()
+        flags = ev.fired.base  # the events' bool [B, N] block
+        pairs = ev.scans.base  # and their bool [B, N, N] block
+        assert flags is not None and pairs is not None
+        seat_flags, pair_flags = flags[:, a].tolist(), pairs[:, a].tolist()
+        self.died: list[bool] = seat_flags[_DIED]
         self.ticked = [m or d for m, d in zip(b.in_map[a].tolist(), self.died, strict=True)]
         """Whether each seat gets a tick: alive, or died this turn."""
         self.enemy_count = sum(self.ticked)
         """Bots receiving a tick this turn; a bot's enemyCount is this minus itself."""
-        self.won_round: list[bool] = ev.won_round[a].tolist()
-        self.bot_wall: list[bool] = ev.bot_wall[a].tolist()
+        self.won_round: list[bool] = seat_flags[_WON_ROUND]
+        self.bot_wall: list[bool] = seat_flags[_BOT_WALL]
         # rarer events: their values are read only on a turn that has one
-        self.fired: list[bool] = ev.fired[a].tolist()
+        self.fired: list[bool] = seat_flags[_FIRED]
         self.fired_slot: list[int] = ev.fired_slot[a].tolist() if any(self.fired) else []
-        self.scans: list[list[bool]] = ev.scans[a].tolist()
+        self.scans: list[list[bool]] = pair_flags[_SCANS]
         self.scanned: list[tuple[Any, ...]] = []
         if any(map(any, self.scans)):
             self.scanned = _per_seat(ev, _SCAN_COLUMNS, a)
-        self.bot_bot: list[list[bool]] = ev.bot_bot[a].tolist()
-        self.rammed: list[list[bool]] = []
+        self.bot_bot: list[list[bool]] = pair_flags[_BOT_BOT]
+        self.rammed: list[list[bool]] = pair_flags[_RAMMED]
         self.hit_bot: list[tuple[Any, ...]] = []
         if any(map(any, self.bot_bot)):
-            self.rammed = ev.rammed[a].tolist()
             self.hit_bot = _per_seat(ev, _HIT_BOT_COLUMNS, a)
         self._read_bullet_events(engine, arena)
         self._read_bullets(engine, arena)
