@@ -397,21 +397,31 @@ async def test_more_bots_than_start_cells_is_refused(server: ArenaServer) -> Non
     assert server.stats.ignored_requests == 1
 
 
+@pytest.mark.parametrize("good_turns", [0, 5])
 async def test_a_failing_game_is_aborted_and_the_server_goes_on(
-    server: ArenaServer, monkeypatch: pytest.MonkeyPatch
+    server: ArenaServer, monkeypatch: pytest.MonkeyPatch, good_turns: int
 ) -> None:
+    """A bug on turn 1 (played by the game loop) or later (played as the answers arrive, in a
+    bot's read callback) aborts the game; the bots stay connected and play the next game."""
     controller, a, b = await two_bots(server)
+    play_turn = Game.play_turn
+    played = 0
 
-    def broken(self: Game) -> None:
-        raise RuntimeError("simulated bug")
+    def broken(self: Game) -> object:
+        nonlocal played
+        played += 1
+        if played > good_turns:
+            raise RuntimeError("simulated bug")
+        return play_turn(self)
 
     with monkeypatch.context() as m:
         m.setattr(Game, "play_turn", broken)
         await controller.send(start_game([a.address, b.address]))
-        for bot in (a, b):
-            await bot.recv_type("GameStartedEventForBot")
-            await bot.send({"type": "BotReady"})
+        bots = [asyncio.create_task(play_bot(bot)) for bot in (a, b)]
         await controller.recv_type("GameAbortedEvent")
+        for task in bots:
+            task.cancel()
+    assert played == good_turns + 1
     await controller.send(start_game([a.address, b.address], number_of_rounds=1))
     seen_a, _ = await asyncio.gather(play_bot(a), play_bot(b))
     assert seen_a[-1]["type"] == "GameEndedEventForBot"
