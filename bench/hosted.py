@@ -12,7 +12,10 @@ event loop (arena/event_loop.py: uvloop where installed). The machine is shared 
 drifts by tens of percent within seconds, so (a) and (b) stay up side by side and take turns:
 each pair runs `--turns` turns of (a) while (b) is paused (PauseGame), then as many of (b)
 while (a)'s responder holds its next tick, in alternating order; the first few turns of each
-phase are not timed. ratio = median over the `--pairs` pairs of (b) / (a); goal >= 0.8.
+phase are not timed. A phase's turns/s is turns completed over time between stamps taken as
+the rig sees turns complete ((b): as observer ticks arrive, with the server's turn count, since
+at TPS -1 it writes them in batches). ratio = median over the `--pairs` pairs of (b) / (a);
+goal >= 0.8.
 
 Prints a short table, then as its last line one JSON object: turns_per_s (b),
 client_ceiling_turns_per_s (a), ratio, server_us_per_turn (the server's critical path of a
@@ -57,10 +60,14 @@ TIMEOUT_S = 120
 SETUP = GameSetup(number_of_rounds=1000, turn_timeout_us=1_000_000)
 
 
-def turns_per_s(stamps: list[float]) -> float:
-    """Turns/s over one phase's turn-completion times, its first UNTIMED_TURNS left out."""
-    timed = stamps[UNTIMED_TURNS:]
-    return (len(timed) - 1) / (timed[-1] - timed[0])
+Stamp = tuple[float, int]
+"""(time, turns completed by then), taken as a rig sees turns complete."""
+
+
+def turns_per_s(stamps: list[Stamp]) -> float:
+    """Turns/s over one phase's stamps, its first UNTIMED_TURNS left out."""
+    (t0, n0), (t1, n1) = stamps[UNTIMED_TURNS], stamps[-1]
+    return (n1 - n0) / (t1 - t0)
 
 
 # ---- (a) the client ceiling, (c) the same for two bots ----------------------------------------
@@ -82,7 +89,7 @@ class Responder:
         self._ready: set[ServerConnection] = set()
         self._answered: set[ServerConnection] = set()
         self._all_ready = asyncio.Event()
-        self._stamps: list[float] = []
+        self._stamps: list[Stamp] = []
         self._due = 0
         self._phase_done: asyncio.Future[None] | None = None
         self._server: Server | None = None
@@ -95,8 +102,8 @@ class Responder:
         self._procs = [booter.boot(bot, f"ws://127.0.0.1:{port}") for _ in range(self.n_bots)]
         await self._all_ready.wait()
 
-    async def run(self, turns: int) -> list[float]:
-        """Play `turns` turns; the time each one was completed (all bots answered)."""
+    async def run(self, turns: int) -> list[Stamp]:
+        """Play `turns` turns; when each one was completed (all bots answered)."""
         self._stamps, self._due = [], turns
         self._phase_done = asyncio.get_running_loop().create_future()
         await self._tick_all()
@@ -142,7 +149,7 @@ class Responder:
             if len(self._answered) < self.n_bots:
                 return
             self._answered.clear()
-            self._stamps.append(time.perf_counter())
+            self._stamps.append((time.perf_counter(), len(self._stamps)))
             if len(self._stamps) < self._due:
                 await self._tick_all()
             elif self._phase_done is not None and not self._phase_done.done():
@@ -158,7 +165,7 @@ class Hosted:
         self.server = ArenaServer(ServerOptions(port=0, tps=-1, seed=1))
         self._procs: list[booter.BootedBot] = []
         self._stack = contextlib.AsyncExitStack()
-        self._stamps: list[float] = []
+        self._stamps: list[Stamp] = []
         self._started = False
         self.cpu_s = 0.0
         self.critical_us = self.observer_us = 0.0
@@ -193,14 +200,15 @@ class Hosted:
         ws.on_count = lambda _: self._on_tick()
 
     def _on_tick(self) -> None:
-        self._stamps.append(time.perf_counter())
+        # the server's count, not this tick's: at TPS -1 it writes observers' ticks in batches
+        self._stamps.append((time.perf_counter(), self.server.stats.turns))
         if len(self._stamps) == self._due:
             self._phase_done.set_result(None)
 
-    async def run(self, turns: int) -> list[float]:
-        """Resume the game (start it the first time), play `turns` turns, pause it; the time
-        each turn's observer tick arrived. Turns the server plays before the pause takes
-        effect are not counted in any phase."""
+    async def run(self, turns: int) -> list[Stamp]:
+        """Resume the game (start it the first time), play `turns` turns, pause it; stamps
+        as the observer ticks arrived. Turns the server plays before the pause takes effect
+        are not counted in any phase."""
         self._stamps, self._due = [], turns
         self._phase_done = asyncio.get_running_loop().create_future()
         stats = self.server.stats
@@ -243,10 +251,10 @@ class Hosted:
 
 async def interleaved(
     turns: int, pairs: int, bound: bool
-) -> tuple[dict[str, list[list[float]]], Hosted]:
+) -> tuple[dict[str, list[list[Stamp]]], Hosted]:
     """Turn-completion times per phase of (a), (b) and, with `bound`, (c), taking turns; and
     (b)'s rig with its server's counters."""
-    phases: dict[str, list[list[float]]] = {"a": [], "b": [], "c": []}
+    phases: dict[str, list[list[Stamp]]] = {"a": [], "b": [], "c": []}
     ceiling, bound_rig, hosted = Responder(1), Responder(2) if bound else None, Hosted()
     responders = [r for r in (ceiling, bound_rig) if r is not None]
     async with asyncio.TaskGroup() as tg:
@@ -350,7 +358,9 @@ def main() -> None:
 
     ratio = paired("b", "a")
     ceiling, rate = statistics.median(rates["a"]), statistics.median(rates["b"])
-    gaps = sorted(b - a for p in phases["a"] for a, b in itertools.pairwise(p[UNTIMED_TURNS:]))
+    gaps = sorted(
+        b[0] - a[0] for p in phases["a"] for a, b in itertools.pairwise(p[UNTIMED_TURNS:])
+    )
     print(f"{args.pairs} interleaved pairs of {args.turns} timed turns; medians")
     print(f"(a) client ceiling, 1 bot, instant responder  {ceiling:7.0f} turns/s"
           f"  (p50 {gaps[len(gaps) // 2] * 1e3:.2f} ms/turn)")  # fmt: skip

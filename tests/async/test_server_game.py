@@ -295,6 +295,29 @@ async def test_a_bot_leaving_mid_round_leaves_its_tank_driving(server: ArenaServ
     assert server.stats.games_aborted == 1
 
 
+async def test_observers_get_every_tick_in_order_without_waiting_for_the_next_turn(
+    server: ArenaServer,
+) -> None:
+    """At TPS -1 the server writes observers' ticks in batches (ServerOptions.observer_batch_s),
+    but a turn's tick still reaches them while the bots think about the next one: here the bots
+    answer a tick only after the controller has it (a 10 s turn timeout would show as a hang)."""
+    controller, a, b = await two_bots(server)
+    await controller.send(start_game([a.address, b.address], turn_timeout_us=10_000_000))
+    for bot in (a, b):
+        await bot.recv_type("GameStartedEventForBot")
+        await bot.send({"type": "BotReady"})
+    observed = []
+    for _ in range(40):
+        ticks = [await bot.recv_type("TickEventForBot") for bot in (a, b)]
+        obs = await controller.recv_type("TickEventForObserver", timeout_s=2.0)
+        observed.append(obs["turnNumber"])
+        assert obs["turnNumber"] == ticks[0]["turnNumber"] == ticks[1]["turnNumber"]
+        for bot in (a, b):
+            await bot.send({"type": "BotIntent", "turnRate": 3})
+    assert observed == list(range(1, 41))
+    assert server.stats.skipped_turns == 0
+
+
 async def test_bots_only_ever_receive_bot_message_types(server: ArenaServer) -> None:
     controller, a, b = await two_bots(server)
     await controller.send(start_game([a.address, b.address], number_of_rounds=1))
