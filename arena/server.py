@@ -70,6 +70,9 @@ class ServerOptions:
     observer_batch_s: float = 0.016
     """At TPS -1, observers' and controllers' ticks are held and written together, at most this
     long after the first of them (0 = each turn's at once): see ArenaServer._may_hold."""
+    play_at_answer: bool = True
+    """At TPS -1, play a turn as its last answer arrives (False: the game loop plays every
+    turn, as before; bench/server_ab.py compares the two): see ArenaServer._play_at_once."""
 
 
 @dataclass
@@ -730,6 +733,7 @@ class ArenaServer:
     def _may_play_at_once(self, game: Game) -> bool:
         return (
             self.tps < 0
+            and self.options.play_at_answer
             and self._handed is None
             and not (self._stop_game or game.paused)
             and game.participants_left
