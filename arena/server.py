@@ -161,7 +161,7 @@ class ArenaServer:
         """A turn played at the answers' arrival that the game loop must carry on from."""
         self._loop: asyncio.AbstractEventLoop | None = None
         """The serving loop (set by start): asyncio.get_running_loop() costs a getpid system call
-        on Python 3.11, and `_wait` runs twice a turn."""
+        on Python 3.11, and the turn paths read the loop's time every turn."""
         self._close_requested = asyncio.Event()
         self._ws_server: Server | None = None
         self._tg: asyncio.TaskGroup | None = None
@@ -564,7 +564,8 @@ class ArenaServer:
 
     async def _wait(self, ready: Any, deadline: float | None) -> bool:
         """Wait until `ready()` or the loop-time deadline; True if ready. (A bare future and
-        timer: this runs twice a turn, and asyncio's Event and timeout cost several times more.)"""
+        timer: this can run twice a turn, and asyncio's Event and timeout cost several times
+        more.)"""
         loop = self._loop or asyncio.get_running_loop()
         while not ready():
             if deadline is not None and loop.time() >= deadline:
@@ -672,8 +673,8 @@ class ArenaServer:
 
         On a machine with fewer cores than bots plus server, every write to an observer or a
         controller, and that controller's read when it runs in this process (`tankrl battle`),
-        takes CPU from a bot while every bot computes its turn: a 1v1 on 2 cores ran 4% more
-        turns/s writing 16 turns' ticks at once (bench/hosted.py's rigs, paired). Observers
+        takes CPU from a bot while every bot computes its turn: with 16 ms batches a 1v1 on 2
+        cores ran 0 to 4% more turns/s (`bench/server_ab.py --a observer_batch_s=0`). Observers
         still get every message, in order: anything else sent to them writes the held first."""
         return (
             self.tps < 0
@@ -742,8 +743,9 @@ class ArenaServer:
     def _play_at_once(self, game: Game) -> None:
         """Play the next turn as the answer that completes this one arrives (in that
         connection's read callback), instead of waking the game loop for it: a 1v1 on 2 cores
-        ran 7% more turns/s (bench/hosted.py's rigs, paired), the loop's wake-up being CPU taken
-        from the bots. The game loop takes over again for anything but a plain turn."""
+        ran 7% more turns/s (`bench/server_ab.py --a play_at_answer=false`), the loop's wake-up
+        being CPU taken from the bots. The game loop takes over again for anything but a plain
+        turn."""
         holding = bool(self._held)
         try:
             result, late = self._play_turn(game)
