@@ -300,7 +300,8 @@ async def test_observers_get_every_tick_in_order_without_waiting_for_the_next_tu
 ) -> None:
     """At TPS -1 the server writes observers' ticks in batches (ServerOptions.observer_batch_s),
     but a turn's tick still reaches them while the bots think about the next one: here the bots
-    answer a tick only after the controller has it (a 10 s turn timeout would show as a hang)."""
+    answer a tick only after the controller has it (a tick held until the 10 s turn timeout
+    fails the controller's 2 s wait)."""
     controller, a, b = await two_bots(server)
     await controller.send(start_game([a.address, b.address], turn_timeout_us=10_000_000))
     for bot in (a, b):
