@@ -17,6 +17,7 @@ server's state; everything pure is in protocol, intent_merge, session and server
 import asyncio
 import contextlib
 import logging
+import math
 import secrets
 import time
 from base64 import b64encode
@@ -678,7 +679,7 @@ class ArenaServer:
         still get every message, in order: anything else sent to them writes the held first."""
         return (
             self.tps < 0
-            and now < self._held_since + self.options.observer_batch_s
+            and now < self._flush_at()
             and not (game.paused or game.debug_mode or result.round_ended)
             and 2 * sum(map(len, self._held)) < self.options.max_buffered_bytes
         )
@@ -716,7 +717,7 @@ class ArenaServer:
                 if game.all_answered or self._stop_game or not game.participants_left:
                     return None
                 now = self._now()
-                if self._held and now >= self._held_since + self.options.observer_batch_s:
+                if now >= self._flush_at():
                     self._answers_for = None  # no turn is played while these are written
                     await self._broadcast(None)  # a slow turn does not keep observers waiting
                     self._answers_for = game
@@ -725,11 +726,13 @@ class ArenaServer:
         finally:
             self._answers_for = None
 
+    def _flush_at(self) -> float:
+        """Loop time by which the held observer messages must be written (inf: none held)."""
+        return self._held_since + self.options.observer_batch_s if self._held else math.inf
+
     def _due(self) -> float:
         """When `_await_answers` must act: the turn's deadline, or writing the held messages."""
-        if self._held:
-            return min(self._answer_deadline, self._held_since + self.options.observer_batch_s)
-        return self._answer_deadline
+        return min(self._answer_deadline, self._flush_at())
 
     def _may_play_at_once(self, game: Game) -> bool:
         return (

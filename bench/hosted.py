@@ -38,6 +38,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -161,8 +162,9 @@ class Hosted:
     """Two official-API bots on ArenaServer, started, paused and resumed by a controller that
     counts the observer ticks the way `tankrl battle` does (CountingClientConnection)."""
 
-    def __init__(self) -> None:
-        self.server = ArenaServer(ServerOptions(port=0, tps=-1, seed=1))
+    def __init__(self, **options: Any) -> None:
+        """`options`: ServerOptions fields other than the defaults here."""
+        self.server = ArenaServer(ServerOptions(**{"port": 0, "tps": -1, "seed": 1, **options}))
         self._procs: list[booter.BootedBot] = []
         self._stack = contextlib.AsyncExitStack()
         self._stamps: list[Stamp] = []

@@ -31,17 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hosted
 
 from arena import event_loop
-from arena.server import ArenaServer, ServerOptions
+from arena.server import ServerOptions
 
 BOOTSTRAP_DRAWS = 2000
-
-
-class Rig(hosted.Hosted):
-    """bench/hosted.py's hosted 1v1 on a server with the given options."""
-
-    def __init__(self, options: dict[str, Any]) -> None:
-        super().__init__()
-        self.server = ArenaServer(ServerOptions(port=0, tps=-1, seed=1, **options))
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
@@ -60,12 +52,12 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
 
 async def compare(
     a: dict[str, Any], b: dict[str, Any], turns: int, rounds: int
-) -> tuple[dict[str, list[float]], dict[str, float], dict[str, Rig]]:
+) -> tuple[dict[str, list[float]], dict[str, float], dict[str, hosted.Hosted]]:
     """Turns/s per phase and process CPU per turn, per rig ('A', 'B', 'c')."""
     rates: dict[str, list[float]] = {"A": [], "B": [], "c": []}
     cpu: dict[str, float] = {k: 0.0 for k in rates}
     played = Counter[str]()
-    rigs, bound = {"A": Rig(a), "B": Rig(b)}, hosted.Responder(2)
+    rigs, bound = {"A": hosted.Hosted(**a), "B": hosted.Hosted(**b)}, hosted.Responder(2)
     async with asyncio.TaskGroup() as tg:
         try:
             async with asyncio.timeout(hosted.TIMEOUT_S):
