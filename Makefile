@@ -24,6 +24,7 @@ lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict shared
 	$(BIN)/mypy actor arena learner deploy
+	$(BIN)/mypy bench
 
 test: lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -18,8 +18,10 @@ from types import SimpleNamespace
 sys.path[:] = [p for p in sys.path if Path(p).resolve() != Path(__file__).resolve().parent]
 
 import numpy as np  # noqa: E402
+import numpy.typing as npt  # noqa: E402
 from robocode_tank_royale.bot_api.bot import Bot  # noqa: E402
 from robocode_tank_royale.bot_api.bot_info import BotInfo  # noqa: E402
+from robocode_tank_royale.bot_api.events.tick_event import TickEvent  # noqa: E402
 from robocode_tank_royale.bot_api.internal.json_util import from_json  # noqa: E402
 from robocode_tank_royale.bot_api.mapper.event_mapper import EventMapper  # noqa: E402
 
@@ -38,14 +40,14 @@ from shared.wire import Trajectory  # noqa: E402
 TURNS = 3000
 
 
-def ticks(n: int) -> list:
+def ticks(n: int) -> list[TickEvent]:
     """n TickEvents of seat 0 from native battles of two scripted bots, as the API parses them."""
     engine = Engine(GameSetup(number_of_rounds=10**6), 1, 2, seeds=[3])
     bots = [
         OPPONENTS["SpinBot"](1, np.array([1], np.uint64)),
         OPPONENTS["Crazy"](1, np.array([2], np.uint64)),
     ]
-    out = []
+    out: list[TickEvent] = []
     me = SimpleNamespace(my_id=1)
     while len(out) < n:
         engine.step()
@@ -101,7 +103,10 @@ def turn_overhead() -> np.ndarray:
 
 def trajectory(turns: int = 1000) -> Trajectory:
     rng = np.random.default_rng(0)
-    f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+
+    def f(*shape: int) -> npt.NDArray[np.float32]:
+        return rng.standard_normal(shape).astype(np.float32)
+
     term = np.zeros(turns, bool)
     term[-1] = True
     return Trajectory(

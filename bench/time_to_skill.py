@@ -32,7 +32,7 @@ from learner import checkpoints  # noqa: E402
 from learner.trainer import Trainer  # noqa: E402
 from shared.config import RunConfig  # noqa: E402
 from shared.contracts import get_contract  # noqa: E402
-from shared.wire import WeightsUpdate  # noqa: E402
+from shared.wire import Trajectory, WeightsUpdate  # noqa: E402
 
 SEEDS = (0, 1, 2)
 TARGET = 0.9
@@ -73,7 +73,7 @@ def one_seed(seed: int) -> tuple[float, bool]:
     trainer = Trainer(contract, cfg.ppo, seed, tensors)
     slot = PolicySlot(contract, trainer.policy_tensors(), 0)
     env = NativeEnv(cfg.actors.native_arenas, contract, ("SpinBot",), cfg.arena, seed=seed)
-    rounds: list = []
+    rounds: list[Trajectory] = []
     runner = NativeRunner(env, slot, rounds.append, seed=seed)
     version = 0
     while rate < TARGET and time.perf_counter() - t0 < LIMIT_S:
