@@ -47,7 +47,7 @@ from robocode_tank_royale.bot_api.events.won_round_event import WonRoundEvent
 
 from actor.gototest import GotoTest
 from arena.opponents import OPPONENTS
-from shared.botview import BotView
+from shared.botview import OWN_STATE, BotView
 from shared.intent import Intent
 
 Bool = npt.NDArray[np.bool_]
@@ -67,21 +67,6 @@ class Decider(Protocol):
 SCRIPTED: dict[str, Callable[[int, npt.ArrayLike], Decider]] = {**OPPONENTS, "GotoTest": GotoTest}
 """Deciders a bot directory can run by name: the scripted opponents and GotoTest."""
 
-_OWN_STATE = (
-    "x",
-    "y",
-    "direction",
-    "gun_direction",
-    "radar_direction",
-    "radar_sweep",
-    "speed",
-    "energy",
-    "gun_heat",
-    "turn_rate",
-    "gun_turn_rate",
-    "radar_turn_rate",
-)
-
 
 def view_from_tick(
     tick: TickEvent, arena_width: float, arena_height: float, skipped: bool = False
@@ -93,7 +78,7 @@ def view_from_tick(
     assert s is not None, "a TickEvent without bot_state"
     v.round_number[0], v.turn_number[0] = tick.round_number, tick.turn_number
     v.arena_width[0], v.arena_height[0] = arena_width, arena_height
-    for name in _OWN_STATE:
+    for name in OWN_STATE:
         getattr(v, name)[0] = getattr(s, name)
     v.enemy_count[0] = s.enemy_count
     scans = [e for e in tick.events if isinstance(e, ScannedBotEvent)]

@@ -5,22 +5,8 @@
 import numpy as np
 
 from arena.engine import Engine
-from shared.botview import BotView
+from shared.botview import OWN_STATE, BotView
 
-_OWN = (
-    "x",
-    "y",
-    "direction",
-    "gun_direction",
-    "radar_direction",
-    "radar_sweep",
-    "speed",
-    "energy",
-    "gun_heat",
-    "turn_rate",
-    "gun_turn_rate",
-    "radar_turn_rate",
-)
 _SCAN = ("x", "y", "direction", "speed", "energy")
 _BULLET_EVENT_FIELDS = (
     "hit_by_bullet",
@@ -44,7 +30,7 @@ def fill_view(engine: Engine, seat: int, view: BotView) -> BotView:
     view.turn_number[:] = engine.turn_number
     view.arena_width[:] = engine.width
     view.arena_height[:] = engine.height
-    for name in _OWN:
+    for name in OWN_STATE:
         getattr(view, name)[:] = getattr(bots, name)[:, seat]
     others = [j for j in range(n) if j != seat]
     view.enemy_count[:] = (bots.in_map[:, others] | ev.died[:, others]).sum(axis=1)

@@ -99,5 +99,22 @@ def _dtype(annotation: object) -> type[np.generic]:
     return np.float64
 
 
+OWN_STATE: tuple[str, ...] = (
+    "x",
+    "y",
+    "direction",
+    "gun_direction",
+    "radar_direction",
+    "radar_sweep",
+    "speed",
+    "energy",
+    "gun_heat",
+    "turn_rate",
+    "gun_turn_rate",
+    "radar_turn_rate",
+)
+"""BotView's own-state fields, the ones named as in BotState's (the Bot API's) and the engine's
+Bots: a hosted bot copies them from its tick, the native env from the engine."""
+
 VIEW_DTYPES: dict[str, type[np.generic]] = {f.name: _dtype(f.type) for f in fields(BotView)}
 """The dtype of every BotView field, by name."""
