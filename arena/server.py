@@ -41,6 +41,10 @@ from arena.session import Game, Lobby, LobbyBot, Phase, RecorderFactory, TurnOut
 from arena.ws_connection import DirectConnection, text_frames
 
 log = logging.getLogger("tankrl.arena.server")
+_CLOCK_STEP_S = 0.001
+"""uvloop's clock and timer resolution (asyncio's is finer)."""
+_TIMER = object()
+"""What `_wait`'s future holds when its timer, not `_wake`, ended the wait."""
 Json = dict[str, Any]
 Late = list[tuple["Client", Sequence[bytes]]]
 """Messages `_write_frames` left to be sent with waiting (clients near their buffer's mark)."""
@@ -151,7 +155,7 @@ class ArenaServer:
         self._debugging: set[str] = set()
         self._pending: Game | None = None
         self._stop_game = False
-        self._waiter: asyncio.Future[None] | None = None
+        self._waiter: asyncio.Future[object] | None = None
         self._held: list[bytes] = []
         """Encoded observer messages not written yet, the oldest from loop time `_held_since`."""
         self._held_since = 0.0
@@ -566,20 +570,37 @@ class ArenaServer:
     async def _wait(self, ready: Any, deadline: float | None) -> bool:
         """Wait until `ready()` or the loop-time deadline; True if ready. (A bare future and
         timer: this can run twice a turn, and asyncio's Event and timeout cost several times
-        more.)"""
+        more.)
+
+        uvloop's clock and timers step by a millisecond, so its timer can fire while
+        loop.time() is still short of the deadline; a timer re-armed for that remainder fires
+        at once, and did so again and again until the clock stepped: up to a millisecond of
+        spinning before every observer flush, CPU taken from the bots (1v1 on 2 cores: 4.6%
+        more turns/s without it). After an early timer the next one waits a whole step."""
         loop = self._loop or asyncio.get_running_loop()
+        early = False
         while not ready():
-            if deadline is not None and loop.time() >= deadline:
+            now = loop.time()
+            if deadline is not None and now >= deadline:
                 return False
             self._waiter = waiter = loop.create_future()
-            timer = None if deadline is None else loop.call_at(deadline, self._wake)
+            timer = None
+            if deadline is not None:
+                at = max(deadline, now + _CLOCK_STEP_S) if early else deadline
+                timer = loop.call_at(at, self._timer_fired)
             try:
                 await waiter
             finally:
                 self._waiter = None
                 if timer is not None:
                     timer.cancel()
+            early = waiter.result() is _TIMER
         return True
+
+    def _timer_fired(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(_TIMER)
 
     async def _game_loop(self) -> None:
         while True:

@@ -319,6 +319,28 @@ async def test_observers_get_every_tick_in_order_without_waiting_for_the_next_tu
     assert server.stats.skipped_turns == 0
 
 
+async def test_a_timed_wait_ends_at_its_deadline_without_spinning(server: ArenaServer) -> None:
+    """The game loop's timed waits (observer flushes, turn deadlines, TPS pacing) end at their
+    deadline, not before, and look at their condition at most three times: uvloop's timers
+    step by a millisecond and may fire early, and a timer re-armed for what was left used to
+    fire again at once, spinning the loop until the clock stepped."""
+    loop = asyncio.get_running_loop()
+    looks = []
+    for i in range(40):
+        looked = 0
+
+        def ready() -> bool:
+            nonlocal looked
+            looked += 1
+            return False
+
+        deadline = loop.time() + 0.002 + i * 0.000_1
+        assert await server._wait(ready, deadline) is False
+        assert loop.time() >= deadline
+        looks.append(looked)
+    assert max(looks) <= 3, looks
+
+
 async def test_bots_only_ever_receive_bot_message_types(server: ArenaServer) -> None:
     controller, a, b = await two_bots(server)
     await controller.send(start_game([a.address, b.address], number_of_rounds=1))
