@@ -17,7 +17,9 @@ the rig sees turns complete ((b): as observer ticks arrive, with the server's tu
 at TPS -1 it writes them in batches). ratio = median over the `--pairs` pairs of (b) / (a);
 goal >= 0.8.
 
-Prints a short table, then as its last line one JSON object: turns_per_s (b),
+Prints a short table (with each rig's bots' CPU per turn, read from /proc where there is one:
+the hosted bots use more than (c)'s, partly because a game's ticks cost the Bot API more to
+take in than (a)'s and (c)'s constant one), then as its last line one JSON object: turns_per_s (b),
 client_ceiling_turns_per_s (a), ratio, server_us_per_turn (the server's critical path of a
 turn: engine step, the bots' messages built, serialised and written; mean over (b)).
 With --bound it also runs (c) in the same rotation: the same two bots against an instant
@@ -34,6 +36,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import os
 import statistics
 import sys
 import time
@@ -94,13 +97,14 @@ class Responder:
         self._due = 0
         self._phase_done: asyncio.Future[None] | None = None
         self._server: Server | None = None
-        self._procs: list[booter.BootedBot] = []
+        self.procs: list[booter.BootedBot] = []
+        self.turns = 0
 
     async def start(self) -> None:
         self._server = await serve(self._respond, "127.0.0.1", 0, compression=None)
         port = next(iter(self._server.sockets)).getsockname()[1]
         bot = booter.resolve_bot(str(BOT_DIR))
-        self._procs = [booter.boot(bot, f"ws://127.0.0.1:{port}") for _ in range(self.n_bots)]
+        self.procs = [booter.boot(bot, f"ws://127.0.0.1:{port}") for _ in range(self.n_bots)]
         await self._all_ready.wait()
 
     async def run(self, turns: int) -> list[Stamp]:
@@ -109,10 +113,11 @@ class Responder:
         self._phase_done = asyncio.get_running_loop().create_future()
         await self._tick_all()
         await self._phase_done
+        self.turns += len(self._stamps)
         return self._stamps
 
     def close(self) -> None:
-        booter.stop(self._procs)
+        booter.stop(self.procs)
         if self._server is not None:
             self._server.close()
 
@@ -165,7 +170,7 @@ class Hosted:
     def __init__(self, **options: Any) -> None:
         """`options`: ServerOptions fields other than the defaults here."""
         self.server = ArenaServer(ServerOptions(**{"port": 0, "tps": -1, "seed": 1, **options}))
-        self._procs: list[booter.BootedBot] = []
+        self.procs: list[booter.BootedBot] = []
         self._stack = contextlib.AsyncExitStack()
         self._stamps: list[Stamp] = []
         self._started = False
@@ -179,7 +184,7 @@ class Hosted:
         await server.start()
         tg.create_task(server.serve_forever())
         bot = booter.resolve_bot(str(BOT_DIR))
-        self._procs = [booter.boot(bot, server.url) for _ in range(2)]
+        self.procs = [booter.boot(bot, server.url) for _ in range(2)]
         ws = await self._stack.enter_async_context(
             connect(
                 server.url,
@@ -246,38 +251,60 @@ class Hosted:
     async def close(self) -> None:
         if self._started:
             self._watching.cancel()
-        booter.stop(self._procs)
+        booter.stop(self.procs)
         await self._stack.aclose()
         await self.server.close()
 
 
+def bots_cpu_s(procs: list[booter.BootedBot]) -> float | None:
+    """CPU time (user and system, all threads) the bot processes have used so far; None where
+    there is no /proc to read it from."""
+    total = 0
+    for b in procs:
+        try:
+            stat = Path(f"/proc/{b.process.pid}/stat").read_text()
+        except OSError:
+            return None
+        fields = stat.rsplit(")", 1)[1].split()  # from field 3 (state) on: utime, stime at 14, 15
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 async def interleaved(
     turns: int, pairs: int, bound: bool
-) -> tuple[dict[str, list[list[Stamp]]], Hosted]:
-    """Turn-completion times per phase of (a), (b) and, with `bound`, (c), taking turns; and
-    (b)'s rig with its server's counters."""
+) -> tuple[dict[str, list[list[Stamp]]], Hosted, dict[str, float]]:
+    """Turn-completion times per phase of (a), (b) and, with `bound`, (c), taking turns; (b)'s
+    rig with its server's counters; and per rig its bots' CPU per turn in us over the timed
+    phases (all of the rig's bots together; empty where it cannot be read)."""
     phases: dict[str, list[list[Stamp]]] = {"a": [], "b": [], "c": []}
+    bots_cpu: dict[str, list[float]] = {"a": [0.0, 0], "b": [0.0, 0], "c": [0.0, 0]}
     ceiling, bound_rig, hosted = Responder(1), Responder(2) if bound else None, Hosted()
     responders = [r for r in (ceiling, bound_rig) if r is not None]
     async with asyncio.TaskGroup() as tg:
         try:
             async with asyncio.timeout(TIMEOUT_S):
                 await asyncio.gather(hosted.start(tg), *(r.start() for r in responders))
-                rigs = {"a": ceiling.run, "b": hosted.run}
+                rigs: dict[str, Responder | Hosted] = {"a": ceiling, "b": hosted}
                 if bound_rig is not None:
-                    rigs["c"] = bound_rig.run
-                for run in rigs.values():  # warm-up
-                    await run(WARMUP_TURNS)
+                    rigs["c"] = bound_rig
+                for rig in rigs.values():  # warm-up
+                    await rig.run(WARMUP_TURNS)
             for i in range(pairs):
                 order = list(rigs.items()) if i % 2 == 0 else list(rigs.items())[::-1]
-                for name, run in order:
+                for name, rig in order:
+                    cpu0, turns0 = bots_cpu_s(rig.procs), rig.turns
                     async with asyncio.timeout(TIMEOUT_S):
-                        phases[name].append(await run(turns + UNTIMED_TURNS))
+                        phases[name].append(await rig.run(turns + UNTIMED_TURNS))
+                    cpu1 = bots_cpu_s(rig.procs)
+                    if cpu0 is not None and cpu1 is not None:
+                        bots_cpu[name][0] += cpu1 - cpu0
+                        bots_cpu[name][1] += rig.turns - turns0
         finally:
             for r in responders:
                 r.close()
             await hosted.close()
-    return phases, hosted
+    per_turn = {k: cpu / n * 1e6 for k, (cpu, n) in bots_cpu.items() if n}
+    return phases, hosted, per_turn
 
 
 # ---- (d) the server alone ---------------------------------------------------------------------
@@ -349,7 +376,7 @@ def main() -> None:
         help="also run (d): the server alone with raw clients, its CPU per turn",
     )
     args = parser.parse_args()
-    phases, hosted = event_loop.run(interleaved(args.turns, args.pairs, args.bound))
+    phases, hosted, bots_cpu = event_loop.run(interleaved(args.turns, args.pairs, args.bound))
     runs = 3 if args.server_cpu else 0
     alone = [event_loop.run(server_alone(args.turns * 10)) for _ in range(runs)]
     rates = {k: [turns_per_s(p) for p in phases[k]] for k in ("a", "b", "c")}
@@ -387,6 +414,9 @@ def main() -> None:
               f"(server process CPU {cpu:.0f} us per turn)")  # fmt: skip
     per_pair = ", ".join(f"{b / a:.2f}" for a, b in zip(rates["a"], rates["b"], strict=True))
     print(f"    per pair (b)/(a): {per_pair}")
+    if bots_cpu:
+        print("bots' CPU per turn (all of a rig's bots): "
+              + ", ".join(f"({k}) {us:.0f} us" for k, us in bots_cpu.items()))  # fmt: skip
     print(f"server per turn: critical path {hosted.critical_us / n:.0f} us, observers after it "
           f"{hosted.observer_us / n:.0f} us; process CPU (server + controller) "
           f"{hosted.cpu_s / n * 1e6:.0f} us")  # fmt: skip
