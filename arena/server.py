@@ -573,7 +573,8 @@ class ArenaServer:
         more.)
 
         uvloop's clock and timers step by a millisecond, so its timer can fire while
-        loop.time() is still short of the deadline; a timer re-armed for that remainder fires
+        loop.time() is still short of the deadline (libuv/libuv#4773, MagicStack/uvloop#233;
+        asyncio's timers may too: python/cpython#127859); a timer re-armed for that remainder fires
         at once, and did so again and again until the clock stepped: up to a millisecond of
         spinning before every observer flush, CPU taken from the bots (1v1 on 2 cores: 4.6%
         more turns/s without it). After an early timer the next one waits a whole step."""
