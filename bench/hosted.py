@@ -40,6 +40,7 @@ import os
 import statistics
 import sys
 import time
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -277,7 +278,8 @@ async def interleaved(
     rig with its server's counters; and per rig its bots' CPU per turn in us over the timed
     phases (all of the rig's bots together; empty where it cannot be read)."""
     phases: dict[str, list[list[Stamp]]] = {"a": [], "b": [], "c": []}
-    bots_cpu: dict[str, list[float]] = {"a": [0.0, 0], "b": [0.0, 0], "c": [0.0, 0]}
+    cpu_s: defaultdict[str, float] = defaultdict(float)
+    cpu_turns = Counter[str]()
     ceiling, bound_rig, hosted = Responder(1), Responder(2) if bound else None, Hosted()
     responders = [r for r in (ceiling, bound_rig) if r is not None]
     async with asyncio.TaskGroup() as tg:
@@ -297,14 +299,13 @@ async def interleaved(
                         phases[name].append(await rig.run(turns + UNTIMED_TURNS))
                     cpu1 = bots_cpu_s(rig.procs)
                     if cpu0 is not None and cpu1 is not None:
-                        bots_cpu[name][0] += cpu1 - cpu0
-                        bots_cpu[name][1] += rig.turns - turns0
+                        cpu_s[name] += cpu1 - cpu0
+                        cpu_turns[name] += rig.turns - turns0
         finally:
             for r in responders:
                 r.close()
             await hosted.close()
-    per_turn = {k: cpu / n * 1e6 for k, (cpu, n) in bots_cpu.items() if n}
-    return phases, hosted, per_turn
+    return phases, hosted, {k: cpu_s[k] / n * 1e6 for k, n in cpu_turns.items() if n}
 
 
 # ---- (d) the server alone ---------------------------------------------------------------------
