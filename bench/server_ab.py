@@ -2,11 +2,12 @@
 
 Two hosted 1v1s of official-API bots (the Idler), one on a server with options A and one with
 options B, and the instant two-bot responder (c) stay up side by side and take turns in short
-phases, in a random order per round, so the machine's drift lands on both alike; each phase's
-turns/s comes from the server's turn count as the observer ticks arrive. Prints turns/s per
-rig, the median over rounds of B / A with a bootstrap 95% interval and how many rounds B won,
-each rig against (c), each server's critical path and the process CPU per turn in its phases
-(server and in-process controller, everything this process did meanwhile).
+phases, in a random order per round, so the machine's drift lands on both alike; each phase
+plays bench/hosted.py's settling turns untimed, then `--turns` timed ones, whose turns/s comes
+from the server's turn count as the observer ticks arrive. Prints turns/s per rig, the median
+over rounds of B / A with a bootstrap 95% interval and how many rounds B won, each rig against
+(c), each server's critical path and the process CPU per turn in its phases (server and
+in-process controller, everything this process did meanwhile).
 
 Options are ServerOptions fields as name=value (value in JSON), for example
   python bench/server_ab.py --a observer_batch_s=0 --rounds 80
@@ -71,7 +72,7 @@ async def compare(
                 for name, run in order:
                     cpu0 = time.process_time()
                     async with asyncio.timeout(hosted.TIMEOUT_S):
-                        stamps = await run(turns + hosted.UNTIMED_TURNS)
+                        stamps = await run(hosted.SETTLE_TURNS + turns)
                     cpu[name] += time.process_time() - cpu0
                     played[name] += stamps[-1][1] - stamps[0][1] + 1
                     rates[name].append(hosted.turns_per_s(stamps))
