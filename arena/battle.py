@@ -181,8 +181,8 @@ async def _run(
                     create_connection=CountingClientConnection,
                 )
             async with ws:
-                await _controller_handshake(ws, spec)
-                addresses = await _wait_for_bots(ws, booted, spec)
+                await controller_handshake(ws, spec)
+                addresses = await wait_for_bots(ws, booted, spec)
                 await ws.send(
                     json.dumps(
                         {
@@ -233,7 +233,8 @@ async def _recv(ws: ClientConnection, timeout_s: float) -> Json:
     return _decode(await _recv_frame(ws, timeout_s))
 
 
-async def _controller_handshake(ws: ClientConnection, spec: BattleSpec) -> None:
+async def controller_handshake(ws: ClientConnection, spec: BattleSpec) -> None:
+    """Answer the server's handshake as a controller (with spec's controller secret, if any)."""
     hello = await _recv(ws, spec.idle_timeout_s)
     if hello.get("type") != "ServerHandshake":
         raise BattleError(f"expected ServerHandshake, got {hello.get('type')}")
@@ -258,7 +259,7 @@ def _check_alive(booted: list[booter.BootedBot]) -> None:
             )
 
 
-async def _wait_for_bots(
+async def wait_for_bots(
     ws: ClientConnection, booted: list[booter.BootedBot], spec: BattleSpec
 ) -> list[Json]:
     """BotAddresses of the booted bots, in command-line order, once all are in the lobby."""

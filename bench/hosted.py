@@ -59,7 +59,7 @@ from websockets.exceptions import ConnectionClosed
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-from arena import booter, event_loop
+from arena import battle, booter, event_loop
 from arena.game_setup import GameSetup
 from arena.server import ArenaServer, ServerOptions
 from arena.server_messages import OBSERVER_TICK_PREFIX
@@ -210,14 +210,9 @@ class Hosted:
         )
         assert isinstance(ws, CountingClientConnection)
         self._ws = ws
-        hello = json.loads(await ws.recv())
-        await ws.send(json.dumps({"type": "ControllerHandshake", "sessionId": hello["sessionId"],
-                                  "name": "bench", "version": "1"}))  # fmt: skip
-        while True:
-            msg = json.loads(await ws.recv())
-            if msg["type"] == "BotListUpdate" and len(msg["bots"]) == 2:
-                break
-        self._addresses = [{"host": b["host"], "port": b["port"]} for b in msg["bots"]]
+        spec = battle.BattleSpec(bots=(str(BOT_DIR),) * 2)
+        await battle.controller_handshake(ws, spec)
+        self._addresses = await battle.wait_for_bots(ws, self.procs, spec)
         ws.count_prefix = OBSERVER_TICK_PREFIX
         ws.on_count = lambda _: self._on_tick()
 
