@@ -15,8 +15,8 @@ responder holds its next tick, in alternating order. Each phase plays SETTLE_TUR
 turns, then `--turns` timed ones: a rig that has been paused does not play at its sustained
 rate at once. Measured here (2 vCPU VM, phases of 1,600 turns, medians of 10): in the first 100
 turns after a pause the one-bot rig (a) ran 10-20% faster than from turn 400 on (1,780-1,930
-vs 1,590-1,600 turns/s) and the two-bot rigs 5-10% slower ((b) 1,300-1,360 vs 1,415-1,500;
-(c) 1,460-1,510 vs 1,610-1,660, an instant responder, so not our server): by turn 200-400 they
+vs 1,560-1,600 turns/s) and the two-bot rigs 5-10% slower ((b) 1,290-1,360 vs 1,370-1,500;
+(c) 1,460-1,510 vs 1,590-1,660, an instant responder, so not our server): by turn 200-400 they
 have settled. (Why is not pinned down; one candidate is the kernel's per-task load tracking,
 which decays while a rig sleeps and steers where its woken threads run.) A battle is not
 paused, so the settled rate is the one to compare. Until 2026-12-06 phases were 200 turns timed
