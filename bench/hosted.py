@@ -20,8 +20,9 @@ vs 1,560-1,600 turns/s) and the two-bot rigs 5-10% slower ((b) 1,290-1,360 vs 1,
 have settled. (Why is not pinned down; one candidate is the kernel's per-task load tracking,
 which decays while a rig sleeps and steers where its woken threads run.) A battle is not
 paused, so the settled rate is the one to compare. Until 2026-12-06 phases were 200 turns timed
-from turn 5, mostly this transient: ratio 0.74-0.82 there, 0.83-0.93 settled on the same machine
-(ten runs), 0.72-0.80 over turns 5-100 in the same runs. The table prints that early stretch too.
+from turn 5, mostly this transient: ratio 0.74-0.82 there, 0.815-0.93 settled on the same
+machine (17 runs, median 0.87), 0.68-0.80 over turns 5-100 in the same runs. The table
+prints that early stretch too.
 A phase's turns/s is turns completed over time between stamps taken as the rig sees turns
 complete ((b): as observer ticks arrive, with the server's turn count, since at TPS -1 it
 writes them in batches). ratio = median over the `--pairs` pairs of (b) / (a); goal >= 0.8.
