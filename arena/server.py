@@ -770,8 +770,7 @@ class ArenaServer:
         connection's read callback), instead of waking the game loop for it: a 1v1 on 2 cores
         ran 7% more turns/s in short phases and 2.8% [1.6%, 5.2%] more once settled
         (`bench/server_ab.py --a play_at_answer=false`), the loop's wake-up being CPU taken from
-        the bots. The game loop takes over again for anything but a plain
-        turn."""
+        the bots. The game loop takes over again for anything but a plain turn."""
         holding = bool(self._held)
         try:
             result, late = self._play_turn(game)
