@@ -22,8 +22,8 @@ train: setup
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy --strict shared
-	$(BIN)/mypy actor arena learner deploy
+	$(BIN)/mypy --strict -p tankrl.shared
+	$(BIN)/mypy -p tankrl
 	$(BIN)/mypy bench
 
 test: lint

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from actor.controllers import goto_and_aim
-from shared.botview import BotView
-from shared.contracts import Contract, ContractError
-from shared.movement import max_turn_rate_unchecked, new_target_speed
+from tankrl.actor.controllers import goto_and_aim
+from tankrl.shared.botview import BotView
+from tankrl.shared.contracts import Contract, ContractError
+from tankrl.shared.movement import max_turn_rate_unchecked, new_target_speed
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]

@@ -45,10 +45,10 @@ from robocode_tank_royale.bot_api.events.skipped_turn_event import SkippedTurnEv
 from robocode_tank_royale.bot_api.events.tick_event import TickEvent
 from robocode_tank_royale.bot_api.events.won_round_event import WonRoundEvent
 
-from actor.gototest import GotoTest
-from arena.opponents import OPPONENTS
-from shared.botview import OWN_STATE, BotView
-from shared.intent import Intent
+from tankrl.actor.gototest import GotoTest
+from tankrl.arena.opponents import OPPONENTS
+from tankrl.shared.botview import OWN_STATE, BotView
+from tankrl.shared.intent import Intent
 
 Bool = npt.NDArray[np.bool_]
 

@@ -12,15 +12,15 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from actor.actions import ActionDecoder
-from actor.observation import ObservationEncoder
-from actor.reward import turn_reward
-from actor.tracker import EnemyTracker
-from shared.botview import BotView
-from shared.contracts import Contract
-from shared.finite import require_finite_fields
-from shared.intent import Intent
-from shared.policy import NumpyPolicy
+from tankrl.actor.actions import ActionDecoder
+from tankrl.actor.observation import ObservationEncoder
+from tankrl.actor.reward import turn_reward
+from tankrl.actor.tracker import EnemyTracker
+from tankrl.shared.botview import BotView
+from tankrl.shared.contracts import Contract
+from tankrl.shared.finite import require_finite_fields
+from tankrl.shared.intent import Intent
+from tankrl.shared.policy import NumpyPolicy
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]

@@ -10,10 +10,10 @@ BotView (and made the points from finite arithmetic), so they call the unchecked
 import numpy as np
 import numpy.typing as npt
 
-from shared.angles import bearing_to, offset_bearing_unchecked, relative_unchecked
-from shared.finite import require_finite
-from shared.game_constants import MAX_GUN_TURN_RATE, MAX_SPEED
-from shared.movement import (
+from tankrl.shared.angles import bearing_to, offset_bearing_unchecked, relative_unchecked
+from tankrl.shared.finite import require_finite
+from tankrl.shared.game_constants import MAX_GUN_TURN_RATE, MAX_SPEED
+from tankrl.shared.movement import (
     forward_target_speed_unchecked,
     max_turn_rate_unchecked,
     turn_limited_speed_unchecked,

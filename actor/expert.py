@@ -18,7 +18,7 @@ atanh-range values for tanh dims), clipped to |x| <= RAW_LIMIT.
 import numpy as np
 import numpy.typing as npt
 
-from shared.contracts import Contract, ContractError
+from tankrl.shared.contracts import Contract, ContractError
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]

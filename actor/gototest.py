@@ -15,12 +15,12 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from actor.controllers import aim_to, goto
-from arena import rng
-from shared.angles import bearing_to
-from shared.botview import BotView
-from shared.game_constants import MAX_RADAR_TURN_RATE
-from shared.intent import Intent
+from tankrl.actor.controllers import aim_to, goto
+from tankrl.arena import rng
+from tankrl.shared.angles import bearing_to
+from tankrl.shared.botview import BotView
+from tankrl.shared.game_constants import MAX_RADAR_TURN_RATE
+from tankrl.shared.intent import Intent
 
 F64 = npt.NDArray[np.float64]
 Bool = npt.NDArray[np.bool_]

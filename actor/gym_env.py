@@ -13,9 +13,9 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from actor.native_env import NativeEnv
-from shared.config import ArenaConfig
-from shared.contracts import Contract, get_contract
+from tankrl.actor.native_env import NativeEnv
+from tankrl.shared.config import ArenaConfig
+from tankrl.shared.contracts import Contract, get_contract
 
 F32 = npt.NDArray[np.float32]
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import ray
 
-from actor.policy_slot import PolicySlot
-from shared.wire import Trajectory, WeightsUpdate
+from tankrl.actor.policy_slot import PolicySlot
+from tankrl.shared.wire import Trajectory, WeightsUpdate
 
 RETRY_S = 1.0
 CALL_TIMEOUT_S = 30.0

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from actor.brain import Brain
-from actor.reward import round_end_reward
-from arena.game_setup import GameSetup
-from arena.native import NativeArenas, RoundOutcome, native_setup
-from shared.config import ArenaConfig
-from shared.contracts import Contract, get_contract
+from tankrl.actor.brain import Brain
+from tankrl.actor.reward import round_end_reward
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.native import NativeArenas, RoundOutcome, native_setup
+from tankrl.shared.config import ArenaConfig
+from tankrl.shared.contracts import Contract, get_contract
 
 F32 = npt.NDArray[np.float32]
 Bool = npt.NDArray[np.bool_]

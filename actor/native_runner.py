@@ -11,10 +11,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from actor.native_env import NativeEnv
-from actor.policy_slot import PolicySlot
-from actor.recorder import TrajectoryRecorder
-from shared.wire import InfoValue, Trajectory
+from tankrl.actor.native_env import NativeEnv
+from tankrl.actor.policy_slot import PolicySlot
+from tankrl.actor.recorder import TrajectoryRecorder
+from tankrl.shared.wire import InfoValue, Trajectory
 
 Sink = Callable[[Trajectory], None]
 RECENT_ROUNDS = 100

@@ -11,12 +11,12 @@ each BotView once), so the geometry uses the unchecked angle kernel.
 import numpy as np
 import numpy.typing as npt
 
-from actor.actions import Targets
-from actor.tracker import ESTIMATE_FIELDS, HISTORY_FIELDS, EnemyTracker
-from shared.angles import offset_bearing_unchecked, turn_remainder
-from shared.botview import BotView
-from shared.contracts import HISTORY_TURNS, Contract, ContractError
-from shared.game_constants import BOT_RADIUS
+from tankrl.actor.actions import Targets
+from tankrl.actor.tracker import ESTIMATE_FIELDS, HISTORY_FIELDS, EnemyTracker
+from tankrl.shared.angles import offset_bearing_unchecked, turn_remainder
+from tankrl.shared.botview import BotView
+from tankrl.shared.contracts import HISTORY_TURNS, Contract, ContractError
+from tankrl.shared.game_constants import BOT_RADIUS
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]

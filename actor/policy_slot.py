@@ -11,9 +11,9 @@ from collections.abc import Mapping
 import numpy as np
 import numpy.typing as npt
 
-from shared.contracts import Contract, ContractError
-from shared.policy import NumpyPolicy, PolicyShapeError, init_tensors
-from shared.wire import WeightsUpdate
+from tankrl.shared.contracts import Contract, ContractError
+from tankrl.shared.policy import NumpyPolicy, PolicyShapeError, init_tensors
+from tankrl.shared.wire import WeightsUpdate
 
 
 class PolicySlot:

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 from robocode_tank_royale.bot_api.bot_info import BotInfo
 
-from actor.botapi_shell import DeciderBot, ShellHooks
-from actor.brain import Brain
-from actor.policy_slot import PolicySlot
-from actor.recorder import TrajectoryRecorder
-from actor.reward import round_end_reward
-from shared.botview import BotView
-from shared.intent import Intent
-from shared.wire import InfoValue, Trajectory
+from tankrl.actor.botapi_shell import DeciderBot, ShellHooks
+from tankrl.actor.brain import Brain
+from tankrl.actor.policy_slot import PolicySlot
+from tankrl.actor.recorder import TrajectoryRecorder
+from tankrl.actor.reward import round_end_reward
+from tankrl.shared.botview import BotView
+from tankrl.shared.intent import Intent
+from tankrl.shared.wire import InfoValue, Trajectory
 
 Sink = Callable[[Trajectory], None]
 WeightsPoll = Callable[[], None]
@@ -204,8 +204,8 @@ def load_slot(weights: str | None, contract_name: str, seed: int) -> PolicySlot:
     initial policy of `contract_name`."""
     from pathlib import Path
 
-    from shared.contracts import get_contract
-    from shared.policy_package import load_policy
+    from tankrl.shared.contracts import get_contract
+    from tankrl.shared.policy_package import load_policy
 
     if weights is None:
         return PolicySlot(get_contract(contract_name), seed=seed)
@@ -229,7 +229,7 @@ def run_ppo_bot(opts: BotOptions) -> None:
     """Build the bot (weights, learner link, sinks) and play; the process exits at game end."""
     import secrets
 
-    from actor.botapi_shell import run_bot
+    from tankrl.actor.botapi_shell import run_bot
 
     seed = opts.seed if opts.seed is not None else secrets.randbits(31)
     slot = load_slot(opts.weights, opts.contract, seed)
@@ -238,7 +238,7 @@ def run_ppo_bot(opts: BotOptions) -> None:
     if opts.learner is not None:
         import ray
 
-        from actor.learner_link import LearnerLink
+        from tankrl.actor.learner_link import LearnerLink
 
         ray.init(address=opts.ray_address, ignore_reinit_error=True, log_to_driver=False)
         link = LearnerLink.by_name(opts.learner, slot, max_buffered=opts.max_buffered_rounds)

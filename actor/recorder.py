@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from shared.contracts import Contract
-from shared.wire import InfoValue, Trajectory
+from tankrl.shared.contracts import Contract
+from tankrl.shared.wire import InfoValue, Trajectory
 
 F32 = npt.NDArray[np.float32]
 Bool = npt.NDArray[np.bool_]

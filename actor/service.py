@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 import ray
 
-from actor.learner_link import LearnerLink
-from actor.policy_slot import PolicySlot
-from shared.config import RunConfig
-from shared.contracts import get_contract
+from tankrl.actor.learner_link import LearnerLink
+from tankrl.actor.policy_slot import PolicySlot
+from tankrl.shared.config import RunConfig
+from tankrl.shared.contracts import get_contract
 
 FIRST_WEIGHTS_TIMEOUT_S = 60.0
 """How long a new bot actor waits for the learner's first weights before playing random init."""
@@ -44,8 +44,8 @@ class NativeBotActor:
     def __init__(
         self, config: dict[str, Any], learner_name: str, index: int, namespace: str | None = None
     ) -> None:
-        from actor.native_env import NativeEnv
-        from actor.native_runner import NativeRunner
+        from tankrl.actor.native_env import NativeEnv
+        from tankrl.actor.native_runner import NativeRunner
 
         self.cfg = cfg = RunConfig.from_dict(config)
         seed = cfg.seed + 1000 * (index + 1)
@@ -88,8 +88,8 @@ class NativeBotActor:
     def _remix(self) -> None:
         """Adaptive curriculum: a new native batch with more arenas against the opponents we
         still lose to."""
-        from actor.native_env import NativeEnv
-        from actor.native_runner import curriculum_mix
+        from tankrl.actor.native_env import NativeEnv
+        from tankrl.actor.native_runner import curriculum_mix
 
         cfg = self.cfg
         names = curriculum_mix(cfg.actors.opponents, self.runner.recent, cfg.actors.native_arenas)
@@ -136,9 +136,9 @@ class HostedBotActor:
         namespace: str | None = None,
         rounds_per_game: int = 10,
     ) -> None:
-        from actor.ppo_bot import PPOBot, PPOHooks, PPOTurns, bot_info
-        from arena.server import ServerOptions
-        from arena.server_thread import ServerThread
+        from tankrl.actor.ppo_bot import PPOBot, PPOHooks, PPOTurns, bot_info
+        from tankrl.arena.server import ServerOptions
+        from tankrl.arena.server_thread import ServerThread
 
         self.cfg = cfg = RunConfig.from_dict(config)
         self.index, self.rounds_per_game = index, rounds_per_game
@@ -168,7 +168,7 @@ class HostedBotActor:
         self._thread.start()
 
     def _games(self) -> None:
-        from arena.battle import BattleSpec, run_battle
+        from tankrl.arena.battle import BattleSpec, run_battle
 
         opponents = itertools.cycle(self.cfg.actors.opponents)
         try:

@@ -23,11 +23,11 @@ Conventions chosen here:
 import numpy as np
 import numpy.typing as npt
 
-from shared.angles import bearing_to, relative_unchecked, turn_remainder
-from shared.botview import BotView
-from shared.contracts import HISTORY_TURNS
-from shared.finite import require_finite
-from shared.game_constants import (
+from tankrl.shared.angles import bearing_to, relative_unchecked, turn_remainder
+from tankrl.shared.botview import BotView
+from tankrl.shared.contracts import HISTORY_TURNS
+from tankrl.shared.finite import require_finite
+from tankrl.shared.game_constants import (
     BOT_RADIUS,
     BULLET_HIT_ENERGY_GAIN_FACTOR,
     INACTIVITY_DAMAGE,

@@ -22,12 +22,12 @@ from typing import Any
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
-from arena import booter, event_loop
-from arena import server_messages as out
-from arena.game_setup import GameSetup
-from arena.server import ArenaServer, ServerOptions
-from arena.session import RecorderFactory
-from arena.ws_connection import CountingClientConnection
+from tankrl.arena import booter, event_loop
+from tankrl.arena import server_messages as out
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.server import ArenaServer, ServerOptions
+from tankrl.arena.session import RecorderFactory
+from tankrl.arena.ws_connection import CountingClientConnection
 
 Json = dict[str, Any]
 
@@ -118,11 +118,11 @@ def game_setup(spec: BattleSpec) -> GameSetup:
 
 def replay_recorder_factory(path: Path) -> RecorderFactory:
     """Record the game with arena/replay.py's ReplayRecorder (the lead's module)."""
-    if importlib.util.find_spec("arena.replay") is None:
+    if importlib.util.find_spec("tankrl.arena.replay") is None:
         raise BattleError("--record needs arena/replay.py (ReplayRecorder), which is not there yet")
 
     def factory(engine: Any, names: list[str], meta: Json) -> Any:
-        from arena.replay import ReplayRecorder  # type: ignore[import-not-found,unused-ignore]
+        from tankrl.arena.replay import ReplayRecorder  # type: ignore[import-not-found,unused-ignore]
 
         return ReplayRecorder(path, engine, names=names, meta=meta)
 

@@ -12,8 +12,8 @@ import math
 import numpy as np
 from numba import njit
 
-from arena.compiled_angles import DEG, direction_to
-from arena.state import (
+from tankrl.arena.compiled_angles import DEG, direction_to
+from tankrl.arena.state import (
     BULLET_ACTIVE,
     BULLET_BULLET_ID,
     BULLET_DIRECTION,
@@ -51,7 +51,7 @@ from arena.state import (
     X,
     Y,
 )
-from shared.game_constants import (
+from tankrl.shared.game_constants import (
     BOT_RADIUS,
     BULLET_HIT_ENERGY_GAIN_FACTOR,
     MAX_BULLET_SPEED,

@@ -5,8 +5,8 @@ of the bots' blocks (arena.state).
 
 from numba import njit
 
-from arena.compiled_angles import calc_bearing, direction_to
-from arena.state import (
+from tankrl.arena.compiled_angles import calc_bearing, direction_to
+from tankrl.arena.state import (
     DIRECTION,
     ENERGY,
     EVENT_BOT_BOT,
@@ -29,7 +29,7 @@ from arena.state import (
     X,
     Y,
 )
-from shared.game_constants import BOT_RADIUS, RAM_DAMAGE
+from tankrl.shared.game_constants import BOT_RADIUS, RAM_DAMAGE
 
 
 @njit(cache=True)

@@ -20,11 +20,11 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from arena import bullets as gun
-from arena import collisions, motion, radar, rng, scoring
-from arena.game_setup import GameSetup
-from arena.placement import place_bots
-from arena.state import (
+from tankrl.arena import bullets as gun
+from tankrl.arena import collisions, motion, radar, rng, scoring
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.placement import place_bots
+from tankrl.arena.state import (
     BULLET_ACTIVE,
     DIRECTION,
     DIRECTION0,
@@ -65,8 +65,8 @@ from arena.state import (
     blocks,
     bullet_capacity,
 )
-from shared.game_constants import BOT_RADIUS, INITIAL_ENERGY, INITIAL_GUN_HEAT
-from shared.intent import INTENT_FIELDS, Intent
+from tankrl.shared.game_constants import BOT_RADIUS, INITIAL_ENERGY, INITIAL_GUN_HEAT
+from tankrl.shared.intent import INTENT_FIELDS, Intent
 
 _FINITE_FIELDS: Final = INTENT_FIELDS[:5]
 """The intent's float fields (rates, speed, fire power): NaN or infinity is refused."""

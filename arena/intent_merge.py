@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from math import isfinite
 from typing import Any, Final
 
-from arena.protocol import Json, ProtocolError, opt_float, opt_int, opt_str
+from tankrl.arena.protocol import Json, ProtocolError, opt_float, opt_int, opt_str
 
 MOTION_FIELDS: Final = {
     "targetSpeed": "target_speed",

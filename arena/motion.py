@@ -7,8 +7,8 @@ import math
 
 from numba import njit
 
-from arena.compiled_angles import DEG, normalize_absolute
-from arena.state import (
+from tankrl.arena.compiled_angles import DEG, normalize_absolute
+from tankrl.arena.state import (
     DIRECTION,
     F64,
     GUN_DIRECTION,
@@ -29,7 +29,7 @@ from arena.state import (
     X,
     Y,
 )
-from shared.game_constants import (
+from tankrl.shared.game_constants import (
     ACCELERATION,
     DECELERATION,
     MAX_GUN_TURN_RATE,

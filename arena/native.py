@@ -14,14 +14,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from arena import rng
-from arena.engine import Engine
-from arena.game_setup import GameSetup
-from arena.opponents import OPPONENTS
-from arena.scoring import java_round
-from arena.views import fill_view
-from shared.botview import BotView
-from shared.intent import Intent
+from tankrl.arena import rng
+from tankrl.arena.engine import Engine
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.opponents import OPPONENTS
+from tankrl.arena.scoring import java_round
+from tankrl.arena.views import fill_view
+from tankrl.shared.botview import BotView
+from tankrl.shared.intent import Intent
 
 Bool = npt.NDArray[np.bool_]
 F64 = npt.NDArray[np.float64]

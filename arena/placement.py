@@ -5,9 +5,9 @@ Draws come from the counter-based RNG keyed by (arena seed, round, bot), so a se
 
 import numpy as np
 
-from arena import rng
-from arena.state import F64, I32, Bool, Bots
-from shared.game_constants import BOT_RADIUS
+from tankrl.arena import rng
+from tankrl.arena.state import F64, I32, Bool, Bots
+from tankrl.shared.game_constants import BOT_RADIUS
 
 CELL = 50
 

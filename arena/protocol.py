@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import orjson
 
-from arena.game_setup import GameSetup
+from tankrl.arena.game_setup import GameSetup
 
 Json = dict[str, Any]
 

@@ -8,8 +8,8 @@ import math
 
 from numba import njit
 
-from arena.compiled_angles import DEG
-from arena.state import (
+from tankrl.arena.compiled_angles import DEG
+from tankrl.arena.state import (
     DIRECTION,
     DIRECTION0,
     ENERGY,
@@ -34,7 +34,7 @@ from arena.state import (
     X,
     Y,
 )
-from shared.game_constants import BOT_RADIUS, RADAR_RADIUS
+from tankrl.shared.game_constants import BOT_RADIUS, RADAR_RADIUS
 
 
 @njit(cache=True)

@@ -15,12 +15,12 @@ from typing import IO, Any
 import msgpack
 import numpy as np
 
-from arena.engine import Engine
-from arena.game_setup import GameSetup
-from arena.state_hash import state_hash
-from arena.tick_messages import tick_for_observer
-from shared.game_constants import BEHAVIOR_VERSION
-from shared.intent import INTENT_FIELDS, Intent
+from tankrl.arena.engine import Engine
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.state_hash import state_hash
+from tankrl.arena.tick_messages import tick_for_observer
+from tankrl.shared.game_constants import BEHAVIOR_VERSION
+from tankrl.shared.intent import INTENT_FIELDS, Intent
 
 FORMAT = "tankrl-replay"
 VERSION = 1

@@ -8,7 +8,7 @@ arena; the once-a-round scoring (round scores, ranks, totals) stays in numpy ove
 import numpy as np
 from numba import njit
 
-from arena.state import (
+from tankrl.arena.state import (
     BULLET_ACTIVE,
     ENERGY,
     EVENT_DIED,
@@ -22,7 +22,7 @@ from arena.state import (
     Totals,
     TurnEvents,
 )
-from shared.game_constants import (
+from tankrl.shared.game_constants import (
     BONUS_PER_BULLET_KILL,
     BONUS_PER_LAST_SURVIVOR,
     BONUS_PER_RAM_KILL,

@@ -31,14 +31,14 @@ from uuid import uuid4
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from arena import intent_merge
-from arena import protocol as proto
-from arena import server_messages as out
-from arena.engine import compile_rules
-from arena.game_setup import GAME_TYPES, GameSetup
-from arena.placement import CELL
-from arena.session import Game, Lobby, LobbyBot, Phase, RecorderFactory, TurnOutput
-from arena.ws_connection import DirectConnection, text_frames
+from tankrl.arena import intent_merge
+from tankrl.arena import protocol as proto
+from tankrl.arena import server_messages as out
+from tankrl.arena.engine import compile_rules
+from tankrl.arena.game_setup import GAME_TYPES, GameSetup
+from tankrl.arena.placement import CELL
+from tankrl.arena.session import Game, Lobby, LobbyBot, Phase, RecorderFactory, TurnOutput
+from tankrl.arena.ws_connection import DirectConnection, text_frames
 
 log = logging.getLogger("tankrl.arena.server")
 _CLOCK_STEP_S = 0.001

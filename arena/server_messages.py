@@ -12,8 +12,8 @@ from typing import Any, Final
 
 import orjson
 
-from arena.game_setup import GameSetup
-from shared.game_constants import BEHAVIOR_VERSION
+from tankrl.arena.game_setup import GameSetup
+from tankrl.shared.game_constants import BEHAVIOR_VERSION
 
 Json = dict[str, Any]
 

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from arena import event_loop
-from arena.engine import compile_rules
-from arena.server import ArenaServer, ServerOptions
-from arena.session import RecorderFactory
+from tankrl.arena import event_loop
+from tankrl.arena.engine import compile_rules
+from tankrl.arena.server import ArenaServer, ServerOptions
+from tankrl.arena.session import RecorderFactory
 
 T = TypeVar("T")
 

@@ -18,11 +18,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from arena import server_messages as out
-from arena.engine import Engine
-from arena.game_setup import GameSetup
-from arena.intent_merge import BotIntent, IntentSlot
-from arena.tick_messages import ArenaTurn
+from tankrl.arena import server_messages as out
+from tankrl.arena.engine import Engine
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.intent_merge import BotIntent, IntentSlot
+from tankrl.arena.tick_messages import ArenaTurn
 
 Json = dict[str, Any]
 

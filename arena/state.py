@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from arena.game_setup import GameSetup
-from shared.game_constants import MAX_FIREPOWER, MIN_FIREPOWER
+from tankrl.arena.game_setup import GameSetup
+from tankrl.shared.game_constants import MAX_FIREPOWER, MIN_FIREPOWER
 
 F64 = npt.NDArray[np.float64]
 I32 = npt.NDArray[np.int32]

@@ -4,8 +4,8 @@
 
 import numpy as np
 
-from arena.engine import Engine
-from shared.botview import OWN_STATE, BotView
+from tankrl.arena.engine import Engine
+from tankrl.shared.botview import OWN_STATE, BotView
 
 _SCAN = ("x", "y", "direction", "speed", "energy")
 _BULLET_EVENT_FIELDS = (

@@ -25,17 +25,17 @@ from robocode_tank_royale.bot_api.events.tick_event import TickEvent  # noqa: E4
 from robocode_tank_royale.bot_api.internal.json_util import from_json  # noqa: E402
 from robocode_tank_royale.bot_api.mapper.event_mapper import EventMapper  # noqa: E402
 
-from actor.botapi_shell import copy_intent, view_from_tick  # noqa: E402
-from actor.policy_slot import PolicySlot  # noqa: E402
-from actor.ppo_bot import PPOTurns  # noqa: E402
-from arena.engine import Engine  # noqa: E402
-from arena.game_setup import GameSetup  # noqa: E402
-from arena.opponents import OPPONENTS  # noqa: E402
-from arena.tick_messages import receives_tick, tick_for_bot  # noqa: E402
-from arena.views import fill_view  # noqa: E402
-from shared.botview import BotView  # noqa: E402
-from shared.contracts import V2  # noqa: E402
-from shared.wire import Trajectory  # noqa: E402
+from tankrl.actor.botapi_shell import copy_intent, view_from_tick  # noqa: E402
+from tankrl.actor.policy_slot import PolicySlot  # noqa: E402
+from tankrl.actor.ppo_bot import PPOTurns  # noqa: E402
+from tankrl.arena.engine import Engine  # noqa: E402
+from tankrl.arena.game_setup import GameSetup  # noqa: E402
+from tankrl.arena.opponents import OPPONENTS  # noqa: E402
+from tankrl.arena.tick_messages import receives_tick, tick_for_bot  # noqa: E402
+from tankrl.arena.views import fill_view  # noqa: E402
+from tankrl.shared.botview import BotView  # noqa: E402
+from tankrl.shared.contracts import V2  # noqa: E402
+from tankrl.shared.wire import Trajectory  # noqa: E402
 
 TURNS = 3000
 

@@ -17,10 +17,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from actor.brain import Brain
-from shared.botview import BotView
-from shared.contracts import get_contract
-from shared.policy import NumpyPolicy, init_tensors
+from tankrl.actor.brain import Brain
+from tankrl.shared.botview import BotView
+from tankrl.shared.contracts import get_contract
+from tankrl.shared.policy import NumpyPolicy, init_tensors
 
 POOL = 512
 """Distinct synthetic views cycled through (a fresh random view per turn would time numpy's RNG)."""

@@ -60,11 +60,11 @@ from websockets.exceptions import ConnectionClosed
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-from arena import battle, booter, event_loop
-from arena.game_setup import GameSetup
-from arena.server import ArenaServer, ServerOptions
-from arena.server_messages import OBSERVER_TICK_PREFIX
-from arena.ws_connection import CountingClientConnection
+from tankrl.arena import battle, booter, event_loop
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.server import ArenaServer, ServerOptions
+from tankrl.arena.server_messages import OBSERVER_TICK_PREFIX
+from tankrl.arena.ws_connection import CountingClientConnection
 
 BOT_DIR = Path(__file__).resolve().parents[1] / "tests" / "e2e" / "bots" / "Idler"
 WARMUP_TURNS = 200
@@ -321,7 +321,7 @@ async def interleaved(
 # ---- (d) the server alone ---------------------------------------------------------------------
 RAW_PLAYERS = """
 import asyncio, sys
-from arena import raw_client as rc
+from tankrl.arena import raw_client as rc
 
 async def main(url: str) -> None:
     controller = await rc.join_as_watcher(url)

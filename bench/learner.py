@@ -27,13 +27,13 @@ import numpy as np
 import ray
 import torch
 
-from learner.publisher import fetch_weights
-from learner.service import get_or_create_learner
-from learner.testing import synthetic_round
-from learner.trainer import Trainer
-from shared.config import PPOConfig, RunConfig
-from shared.contracts import V2
-from shared.policy import NumpyPolicy
+from tankrl.learner.publisher import fetch_weights
+from tankrl.learner.service import get_or_create_learner
+from tankrl.learner.testing import synthetic_round
+from tankrl.learner.trainer import Trainer
+from tankrl.shared.config import PPOConfig, RunConfig
+from tankrl.shared.contracts import V2
+from tankrl.shared.policy import NumpyPolicy
 
 PASS_REPEATS = 7
 FETCHERS = 8

@@ -18,9 +18,9 @@ sys.path[:] = [p for p in sys.path if Path(p).resolve() != Path(__file__).resolv
 
 import numpy as np  # noqa: E402
 
-from actor.native_env import NativeEnv  # noqa: E402
-from shared.contracts import V2  # noqa: E402
-from shared.policy import NumpyPolicy, init_tensors  # noqa: E402
+from tankrl.actor.native_env import NativeEnv  # noqa: E402
+from tankrl.shared.contracts import V2  # noqa: E402
+from tankrl.shared.policy import NumpyPolicy, init_tensors  # noqa: E402
 
 MIN_SECONDS = 3.0
 WARMUP_STEPS = 20

@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import hosted
 
-from arena import event_loop
-from arena.server import ServerOptions
+from tankrl.arena import event_loop
+from tankrl.arena.server import ServerOptions
 
 BOOTSTRAP_DRAWS = 2000
 

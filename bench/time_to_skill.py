@@ -22,17 +22,17 @@ sys.path[:] = [p for p in sys.path if Path(p).resolve() != Path(__file__).resolv
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from actor.native_env import NativeEnv  # noqa: E402
-from actor.native_runner import NativeRunner  # noqa: E402
-from actor.policy_slot import PolicySlot  # noqa: E402
-from deploy.config_cli import load_named  # noqa: E402
-from deploy.evaluation import EvalOptions, play_native  # noqa: E402
-from deploy.pretrain import pretrain  # noqa: E402
-from learner import checkpoints  # noqa: E402
-from learner.trainer import Trainer  # noqa: E402
-from shared.config import RunConfig  # noqa: E402
-from shared.contracts import get_contract  # noqa: E402
-from shared.wire import Trajectory, WeightsUpdate  # noqa: E402
+from tankrl.actor.native_env import NativeEnv  # noqa: E402
+from tankrl.actor.native_runner import NativeRunner  # noqa: E402
+from tankrl.actor.policy_slot import PolicySlot  # noqa: E402
+from tankrl.deploy.config_cli import load_named  # noqa: E402
+from tankrl.deploy.evaluation import EvalOptions, play_native  # noqa: E402
+from tankrl.deploy.pretrain import pretrain  # noqa: E402
+from tankrl.learner import checkpoints  # noqa: E402
+from tankrl.learner.trainer import Trainer  # noqa: E402
+from tankrl.shared.config import RunConfig  # noqa: E402
+from tankrl.shared.contracts import get_contract  # noqa: E402
+from tankrl.shared.wire import Trajectory, WeightsUpdate  # noqa: E402
 
 SEEDS = (0, 1, 2)
 TARGET = 0.9

@@ -52,7 +52,7 @@ def register(sub: "argparse._SubParsersAction[Any]") -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from actor.ppo_bot import BotOptions, run_ppo_bot
+    from tankrl.actor.ppo_bot import BotOptions, run_ppo_bot
 
     # a plain kill ends the bot at once: the official Bot API may hang on an orderly exit
     signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -13,15 +13,15 @@ from collections.abc import Callable, Sequence
 Handler = Callable[[argparse.Namespace], int]
 
 COMMAND_MODULES = (
-    "deploy.contract_cmd",
-    "deploy.export_cmd",
-    "deploy.serve_cmd",
-    "deploy.battle_cmd",
-    "deploy.bot_cmd",
-    "deploy.train_cmd",
-    "deploy.replay_cmd",
-    "deploy.plot_cmd",
-    "deploy.evaluate_cmd",
+    "tankrl.deploy.contract_cmd",
+    "tankrl.deploy.export_cmd",
+    "tankrl.deploy.serve_cmd",
+    "tankrl.deploy.battle_cmd",
+    "tankrl.deploy.bot_cmd",
+    "tankrl.deploy.train_cmd",
+    "tankrl.deploy.replay_cmd",
+    "tankrl.deploy.plot_cmd",
+    "tankrl.deploy.evaluate_cmd",
 )
 
 

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from shared.config import ConfigError, RunConfig
+from tankrl.shared.config import ConfigError, RunConfig
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 

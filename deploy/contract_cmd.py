@@ -3,7 +3,7 @@
 import argparse
 from typing import Any
 
-from shared.contracts import ContractError, get_contract
+from tankrl.shared.contracts import ContractError, get_contract
 
 
 def register(sub: "argparse._SubParsersAction[Any]") -> None:

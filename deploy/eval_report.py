@@ -6,8 +6,8 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from deploy.eval_motion import MotionSummary
-from deploy.eval_stats import WIN_DEFINITION, Summary
+from tankrl.deploy.eval_motion import MotionSummary
+from tankrl.deploy.eval_stats import WIN_DEFINITION, Summary
 
 Json = dict[str, Any]
 

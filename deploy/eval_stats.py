@@ -12,10 +12,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from deploy.eval_motion import MotionSummary, RoundMotion, round_motion
+from tankrl.deploy.eval_motion import MotionSummary, RoundMotion, round_motion
 
 if TYPE_CHECKING:
-    from arena.battle import BattleResult
+    from tankrl.arena.battle import BattleResult
 
 Json = dict[str, Any]
 

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from deploy.eval_stats import WIN_DEFINITION
-from shared.config import DEFAULT_OPPONENTS
+from tankrl.deploy.eval_stats import WIN_DEFINITION
+from tankrl.shared.config import DEFAULT_OPPONENTS
 
 DESCRIPTION = f"""\
 Play a policy (a run dir using its latest/, a run name under --weights-dir, a policy dir or a
@@ -93,10 +93,10 @@ def _check(args: argparse.Namespace) -> str | None:
 
 def evaluate(args: argparse.Namespace) -> int:
     """Validate the policy, play, print the report; 0 done, 1 a battle failed, 2 bad input."""
-    from deploy import evaluation as ev
-    from deploy.eval_report import EvalReport, format_json, format_table
-    from deploy.eval_stats import summarize
-    from shared.policy_package import PackageError, load_policy
+    from tankrl.deploy import evaluation as ev
+    from tankrl.deploy.eval_report import EvalReport, format_json, format_table
+    from tankrl.deploy.eval_stats import summarize
+    from tankrl.shared.policy_package import PackageError, load_policy
 
     if (problem := _check(args)) is not None:
         print(f"error: {problem}", file=sys.stderr)

@@ -18,16 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deploy.eval_stats import RoundRecord
+from tankrl.deploy.eval_stats import RoundRecord
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from arena.battle import BattleResult, BattleSpec
-    from arena.native import RoundOutcome
-    from deploy.eval_motion import RoundMotion
-    from shared.contracts import Contract
+    from tankrl.arena.battle import BattleResult, BattleSpec
+    from tankrl.arena.native import RoundOutcome
+    from tankrl.deploy.eval_motion import RoundMotion
+    from tankrl.shared.contracts import Contract
 
 Progress = Callable[[str], None]
 PPO_BOT = "TankRL"
@@ -94,7 +94,7 @@ def battle_seed(seed: int, opponent: str, chunk: int) -> int:
 
 
 def _battle_spec(opts: EvalOptions, opponent: str, rounds: int, chunk: int) -> "BattleSpec":
-    from arena.battle import BattleSpec
+    from tankrl.arena.battle import BattleSpec
 
     s = battle_seed(opts.seed, opponent, chunk)
     env = {
@@ -118,8 +118,8 @@ def _battle_spec(opts: EvalOptions, opponent: str, rounds: int, chunk: int) -> "
 
 def _run_cancellable(spec: "BattleSpec", stop: threading.Event) -> "BattleResult":
     """run_battle in this thread's own event loop, cancelled (bots ended) once `stop` is set."""
-    from arena import event_loop
-    from arena.battle import run_battle_async
+    from tankrl.arena import event_loop
+    from tankrl.arena.battle import run_battle_async
 
     async def main() -> "BattleResult":
         battle = asyncio.ensure_future(run_battle_async(spec))
@@ -135,8 +135,8 @@ def _run_cancellable(spec: "BattleSpec", stop: threading.Event) -> "BattleResult
 def play_hosted(opts: EvalOptions, progress: Progress) -> Played:
     """Run the planned battles, `opts.jobs` at a time; raise the first battle's error (the
     others are cancelled and their bots ended)."""
-    from arena.booter import resolve_bot
-    from deploy.eval_stats import hosted_records
+    from tankrl.arena.booter import resolve_bot
+    from tankrl.deploy.eval_stats import hosted_records
 
     our_name = resolve_bot(PPO_BOT).name
     plan = plan_battles(opts.opponents, opts.rounds, opts.jobs)
@@ -191,10 +191,10 @@ def play_native(
     """Play every opponent's quota of rounds in one NativeEnv; seat 0 is our policy."""
     import numpy as np
 
-    from actor.native_env import NativeEnv
-    from deploy.eval_motion import MotionTracker
-    from shared.config import ArenaConfig
-    from shared.policy import NumpyPolicy
+    from tankrl.actor.native_env import NativeEnv
+    from tankrl.deploy.eval_motion import MotionTracker
+    from tankrl.shared.config import ArenaConfig
+    from tankrl.shared.policy import NumpyPolicy
 
     per = min(opts.rounds, opts.arenas_per_opponent)
     arena_cfg = ArenaConfig(max_turns_per_round=opts.max_turns_per_round)

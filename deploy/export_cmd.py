@@ -31,7 +31,7 @@ def resolve_run(run: str, weights_dir: Path) -> Path:
 
 def export(run: str, out: Path, weights_dir: Path, source: str = "latest") -> int:
     """Export and re-validate the package; print what was written (exit code 0) or why not (2)."""
-    from learner.package import PackageError, export_package, load_package
+    from tankrl.learner.package import PackageError, export_package, load_package
 
     run_dir = resolve_run(run, weights_dir)
     if not run_dir.is_dir():

@@ -10,10 +10,10 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deploy.run_metrics import RunMetricsError
+from tankrl.deploy.run_metrics import RunMetricsError
 
 if TYPE_CHECKING:
-    from deploy.run_metrics import Chart, Point, Subplot
+    from tankrl.deploy.run_metrics import Chart, Point, Subplot
 
 JSONL = "metrics.jsonl"
 TB_DIR = "tb"
@@ -53,7 +53,7 @@ def read_tensorboard(tb_dir: Path) -> "list[Point]":
     as prefix); step = TensorBoard's global step, which the learner sets to policy_version."""
     from tensorboard.backend.event_processing.event_accumulator import SCALARS, EventAccumulator
 
-    from deploy.run_metrics import Point
+    from tankrl.deploy.run_metrics import Point
 
     if not tb_dir.is_dir():
         return []
@@ -70,7 +70,7 @@ def read_tensorboard(tb_dir: Path) -> "list[Point]":
 
 def load_points(run: Path) -> "tuple[list[Point], list[str]]":
     """All points of a run and notes about what was read; RunMetricsError when there are none."""
-    from deploy.run_metrics import merge, points_from_jsonl
+    from tankrl.deploy.run_metrics import merge, points_from_jsonl
 
     notes = []
     tb = read_tensorboard(run / TB_DIR)
@@ -135,7 +135,7 @@ def write_plots(charts: "list[Chart]", out: Path, run_name: str) -> list[Path]:
 
 
 def plot(args: argparse.Namespace) -> int:
-    from deploy.run_metrics import charts
+    from tankrl.deploy.run_metrics import charts
 
     try:
         run = run_dir(args.run, args.weights_dir)

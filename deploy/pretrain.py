@@ -21,13 +21,13 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from actor.expert import GotoAimExpert
-from actor.native_env import NativeEnv
-from learner import bc, checkpoints
-from learner.model import ActorCritic
-from shared.config import RunConfig, TrainConfig
-from shared.contracts import get_contract
-from shared.policy_files import encode_policy
+from tankrl.actor.expert import GotoAimExpert
+from tankrl.actor.native_env import NativeEnv
+from tankrl.learner import bc, checkpoints
+from tankrl.learner.model import ActorCritic
+from tankrl.shared.config import RunConfig, TrainConfig
+from tankrl.shared.contracts import get_contract
+from tankrl.shared.policy_files import encode_policy
 
 F32 = npt.NDArray[np.float32]
 TAIL_TURNS = 300

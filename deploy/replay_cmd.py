@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from arena.replay import Replay
-    from arena.replay_frames import Frame
+    from tankrl.arena.replay import Replay
+    from tankrl.arena.replay_frames import Frame
 
 TEMPLATE = "replay_page.html"
 DATA_MARK = "__TANKRL_DATA__"
@@ -102,14 +102,14 @@ def render_page(template: str, data: dict[str, Any], title: str) -> str:
 
 def write_page(replay_path: Path, out: Path) -> tuple[int, int]:
     """Re-simulate `replay_path` and write its page to `out`; returns (turns, bytes written)."""
-    from arena.replay import read_replay
-    from arena.replay_frames import replay_frames
+    from tankrl.arena.replay import read_replay
+    from tankrl.arena.replay_frames import replay_frames
 
     replay = read_replay(replay_path)
     frames = replay_frames(replay)
     if not frames:
         raise ValueError(f"{replay_path} holds no turns")
-    template = resources.files("deploy").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    template = resources.files("tankrl.deploy").joinpath(TEMPLATE).read_text(encoding="utf-8")
     title = f"tankrl replay: {' vs '.join(map(str, replay.header['names']))} ({replay_path.name})"
     text = render_page(template, page_data(replay, frames), title)
     out.write_text(text, encoding="utf-8")
@@ -117,7 +117,7 @@ def write_page(replay_path: Path, out: Path) -> tuple[int, int]:
 
 
 def replay(args: argparse.Namespace) -> int:
-    from arena.replay import ReplayError
+    from tankrl.arena.replay import ReplayError
 
     out: Path = args.out if args.out is not None else args.file.with_suffix(".html")
     try:

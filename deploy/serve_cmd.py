@@ -9,9 +9,9 @@ import logging
 import signal
 from typing import Any
 
-from arena import event_loop
-from arena.game_setup import GAME_TYPES
-from arena.server import ArenaServer, ServerOptions
+from tankrl.arena import event_loop
+from tankrl.arena.game_setup import GAME_TYPES
+from tankrl.arena.server import ArenaServer, ServerOptions
 
 
 def _csv(text: str) -> tuple[str, ...]:

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deploy.config_cli import describe
-from deploy.progress import report, target_reached
-from shared.config import RunConfig
+from tankrl.deploy.config_cli import describe
+from tankrl.deploy.progress import report, target_reached
+from tankrl.shared.config import RunConfig
 
 NAMESPACE = "tankrl"
 
@@ -58,7 +58,7 @@ def _start_ray(address: str | None, cfg: RunConfig, dashboard: bool) -> bool:
 def _start_actors(cfg: RunConfig, name: str) -> list[Any]:
     import ray
 
-    from actor.service import HostedBotActor, NativeBotActor
+    from tankrl.actor.service import HostedBotActor, NativeBotActor
 
     spread = {"scheduling_strategy": "SPREAD", "max_restarts": 3, "max_task_retries": 0}
     config = cfg.to_dict()
@@ -90,7 +90,7 @@ def train(
     """Run the main job; returns where the weights are and why it stopped."""
     import ray
 
-    from learner.service import get_or_create_learner
+    from tankrl.learner.service import get_or_create_learner
 
     # absolute, so the learner writes where the driver points wherever Ray places it (on a
     # multi-machine cluster weights_dir must be shared storage; see deploy/README.md)
@@ -149,7 +149,7 @@ def _warm_start(cfg: RunConfig, run_dir: Path, print_fn: Any) -> None:
     if (run_dir / "latest").exists() or any(run_dir.glob("checkpoint_*")):
         print_fn("warm start skipped: the run already has a policy (resuming it)")
         return
-    from deploy.pretrain import pretrain
+    from tankrl.deploy.pretrain import pretrain
 
     print_fn(f"warm start: behaviour cloning for {cfg.train.pretrain_turns:,} arena-turns")
     result = pretrain(cfg, run_dir, print_fn)

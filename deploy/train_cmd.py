@@ -4,8 +4,8 @@ import argparse
 import sys
 from typing import Any
 
-from deploy.config_cli import add_config_args, resolve
-from shared.config import ConfigError
+from tankrl.deploy.config_cli import add_config_args, resolve
+from tankrl.shared.config import ConfigError
 
 
 def register(sub: "argparse._SubParsersAction[Any]") -> None:
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError) as error:
         print(f"tankrl train: {error}", file=sys.stderr)
         return 2
-    from deploy.train import train
+    from tankrl.deploy.train import train
 
     def say(line: str) -> None:  # flushed: progress must show through pipes and log files
         print(line, flush=True)

@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from learner.model import ActorCritic
-from shared.contracts import Contract
+from tankrl.learner.model import ActorCritic
+from tankrl.shared.contracts import Contract
 
 F32 = npt.NDArray[np.float32]
 

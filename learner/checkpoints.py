@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from shared.contracts import Contract
-from shared.policy_files import PolicyFilesError, decode_policy, sha256_hex
+from tankrl.shared.contracts import Contract
+from tankrl.shared.policy_files import PolicyFilesError, decode_policy, sha256_hex
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from shared.wire import Trajectory
+from tankrl.shared.wire import Trajectory
 
 F32 = npt.NDArray[np.float32]
 

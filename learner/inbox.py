@@ -15,8 +15,8 @@ Rules (architecture.md, "Staleness and versions"):
 from collections import Counter
 from dataclasses import dataclass
 
-from shared.contracts import Contract, ContractError
-from shared.wire import Trajectory
+from tankrl.shared.contracts import Contract, ContractError
+from tankrl.shared.wire import Trajectory
 
 DROP_REASONS = ("invalid", "contract", "lag", "stale_pass", "stale_round")
 """Every reason a round does not reach a training pass (`invalid`: failed wire validation)."""

@@ -12,8 +12,8 @@ import numpy.typing as npt
 import torch
 from torch import nn
 
-from shared.contracts import Contract
-from shared.policy import (
+from tankrl.shared.contracts import Contract
+from tankrl.shared.policy import (
     DEFAULT_HIDDEN,
     LOG_STD_FLOOR,
     OBS_NORM_CLIP,

@@ -8,10 +8,10 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from learner.checkpoints import LATEST, read_policy_dir
-from shared.contracts import Contract
-from shared.policy_files import MANIFEST, PolicyFilesError, sha256_hex
-from shared.policy_package import PackageError, load_package
+from tankrl.learner.checkpoints import LATEST, read_policy_dir
+from tankrl.shared.contracts import Contract
+from tankrl.shared.policy_files import MANIFEST, PolicyFilesError, sha256_hex
+from tankrl.shared.policy_package import PackageError, load_package
 
 __all__ = ["Exported", "PackageError", "export_package", "load_package"]
 

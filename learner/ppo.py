@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from learner.model import ActorCritic
-from shared.config import PPOConfig
+from tankrl.learner.model import ActorCritic
+from tankrl.shared.config import PPOConfig
 
 LOGRATIO_LIMIT = 20.0
 """|log ratio| is clamped here before exp(); far beyond any clip range, so PPO is unchanged."""

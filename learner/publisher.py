@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import ray
 
-from shared.wire import WeightsUpdate
+from tankrl.shared.wire import WeightsUpdate
 
 PUBLISH_TIMES_KEPT = 1024
 INLINE_MAX_BYTES = 90 * 1024

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from shared.wire import Trajectory
+from tankrl.shared.wire import Trajectory
 
 UNKNOWN_OPPONENT = "unknown"
 

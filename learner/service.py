@@ -16,17 +16,17 @@ from typing import Any
 import ray
 import torch
 
-from learner import checkpoints
-from learner.inbox import DROP_REASONS, Inbox, LagStats, Verdict
-from learner.metrics import LearnerMetrics
-from learner.publisher import Fetched, Publisher
-from learner.round_stats import RoundStats
-from learner.trainer import Trainer
-from shared.config import RunConfig
-from shared.contracts import get_contract
-from shared.policy import check_tensors
-from shared.policy_files import encode_policy
-from shared.wire import Trajectory, WireError
+from tankrl.learner import checkpoints
+from tankrl.learner.inbox import DROP_REASONS, Inbox, LagStats, Verdict
+from tankrl.learner.metrics import LearnerMetrics
+from tankrl.learner.publisher import Fetched, Publisher
+from tankrl.learner.round_stats import RoundStats
+from tankrl.learner.trainer import Trainer
+from tankrl.shared.config import RunConfig
+from tankrl.shared.contracts import get_contract
+from tankrl.shared.policy import check_tensors
+from tankrl.shared.policy_files import encode_policy
+from tankrl.shared.wire import Trajectory, WireError
 
 log = logging.getLogger(__name__)
 _DECODE_ERRORS = (WireError, ValueError, TypeError, KeyError, OverflowError)

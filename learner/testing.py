@@ -7,9 +7,9 @@ behaviour policy's own), which is what a bot sends; nothing here touches Ray or 
 import numpy as np
 import numpy.typing as npt
 
-from shared.contracts import Contract
-from shared.policy import NumpyPolicy, init_tensors
-from shared.wire import InfoValue, Trajectory
+from tankrl.shared.contracts import Contract
+from tankrl.shared.policy import NumpyPolicy, init_tensors
+from tankrl.shared.wire import InfoValue, Trajectory
 
 
 def random_tensors(

@@ -15,14 +15,14 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from learner.gae import gae_for_rounds
-from learner.model import ActorCritic
-from learner.normalize import RewardScaler, RunningMeanStd
-from learner.ppo import Batch, make_optimizer, train_pass
-from shared.config import PPOConfig
-from shared.contracts import Contract
-from shared.policy import OBS_NORM_TENSORS, check_tensors, hidden_size_of
-from shared.wire import Trajectory
+from tankrl.learner.gae import gae_for_rounds
+from tankrl.learner.model import ActorCritic
+from tankrl.learner.normalize import RewardScaler, RunningMeanStd
+from tankrl.learner.ppo import Batch, make_optimizer, train_pass
+from tankrl.shared.config import PPOConfig
+from tankrl.shared.contracts import Contract
+from tankrl.shared.policy import OBS_NORM_TENSORS, check_tensors, hidden_size_of
+from tankrl.shared.wire import Trajectory
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from shared.finite import FloatArray, Num, like, require_finite
+from tankrl.shared.finite import FloatArray, Num, like, require_finite
 
 _FULL_TURN = np.array(360.0)  # a 0-d array: numpy converts a Python float operand on every call
 _MINUS_FULL_TURN = np.array(-360.0)

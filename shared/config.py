@@ -8,7 +8,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from shared.contracts import CONTRACTS, DEFAULT_CONTRACT
+from tankrl.shared.contracts import CONTRACTS, DEFAULT_CONTRACT
 
 T = TypeVar("T")
 

@@ -10,8 +10,8 @@ actor.brain has checked once per BotView, calls their `*_unchecked` kernels.
 
 import numpy as np
 
-from shared.finite import FloatArray, Num, like, require_finite, require_not_nan
-from shared.game_constants import ACCELERATION, DECELERATION, MAX_SPEED, MAX_TURN_RATE
+from tankrl.shared.finite import FloatArray, Num, like, require_finite, require_not_nan
+from tankrl.shared.game_constants import ACCELERATION, DECELERATION, MAX_SPEED, MAX_TURN_RATE
 
 _DECEL = abs(DECELERATION)
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 import numpy.typing as npt
 
-from shared.contracts import Contract
+from tankrl.shared.contracts import Contract
 
 F32 = npt.NDArray[np.float32]
 LOG_STD_FLOOR = -3.0

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from shared.contracts import Contract, ContractError, get_contract
-from shared.policy import PolicyShapeError, check_tensors, hidden_size_of
+from tankrl.shared.contracts import Contract, ContractError, get_contract
+from tankrl.shared.policy import PolicyShapeError, check_tensors, hidden_size_of
 
 FORMAT = "tankrl-policy/1"
 MANIFEST = "manifest.json"

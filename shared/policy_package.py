@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from shared.contracts import Contract
-from shared.policy_files import MANIFEST, PolicyFilesError, decode_policy
+from tankrl.shared.contracts import Contract
+from tankrl.shared.policy_files import MANIFEST, PolicyFilesError, decode_policy
 
 MAX_PACKAGE_BYTES = 64 * 1024 * 1024
 """Refuse packages whose members add up to more than this (uncompressed)."""

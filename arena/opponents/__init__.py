@@ -4,12 +4,12 @@ from their one-line descriptions, each batched over n arenas and deciding from a
 `OPPONENTS` maps a bot name to its class; build one with `OPPONENTS[name](n, seeds)`.
 """
 
-from arena.opponents.base import ScriptedBot
-from arena.opponents.chasers import Crazy, RamFire
-from arena.opponents.myfirstbot import MyFirstBot
-from arena.opponents.sitters import Fire, Target, TrackFire
-from arena.opponents.spinners import SpinBot, VelociBot
-from arena.opponents.walls import Corners, Walls
+from tankrl.arena.opponents.base import ScriptedBot
+from tankrl.arena.opponents.chasers import Crazy, RamFire
+from tankrl.arena.opponents.myfirstbot import MyFirstBot
+from tankrl.arena.opponents.sitters import Fire, Target, TrackFire
+from tankrl.arena.opponents.spinners import SpinBot, VelociBot
+from tankrl.arena.opponents.walls import Corners, Walls
 
 OPPONENTS: dict[str, type[ScriptedBot]] = {
     cls.name: cls

@@ -10,10 +10,10 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from arena import rng
-from shared.angles import bearing_to, normalize_relative_angle
-from shared.botview import BotView
-from shared.intent import Intent
+from tankrl.arena import rng
+from tankrl.shared.angles import bearing_to, normalize_relative_angle
+from tankrl.shared.botview import BotView
+from tankrl.shared.intent import Intent
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]

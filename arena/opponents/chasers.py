@@ -16,7 +16,7 @@ Crazy: drives forward "for ever" (40000) while weaving with blocking body turns:
 import numpy as np
 import numpy.typing as npt
 
-from arena.opponents.base import (
+from tankrl.arena.opponents.base import (
     F64,
     Bool,
     ScriptedBot,
@@ -24,10 +24,10 @@ from arena.opponents.base import (
     scan_bearing,
     scan_distance,
 )
-from arena.opponents.moves import Moves, Script, Step
-from shared.angles import bearing_to
-from shared.botview import BotView
-from shared.intent import Intent
+from tankrl.arena.opponents.moves import Moves, Script, Step
+from tankrl.shared.angles import bearing_to
+from tankrl.shared.botview import BotView
+from tankrl.shared.intent import Intent
 
 _RAM_POWER = ((16.0, 3.0), (10.0, 2.0), (4.0, 1.0), (2.0, 0.5), (0.4, 0.1))
 """RamFire's firepower by the rammed bot's energy: (energy above, power), first match wins."""

@@ -22,12 +22,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.opponents.base import F64, I64, Bool
-from shared.angles import calc_delta_angle
-from shared.botview import BotView
-from shared.game_constants import MAX_GUN_TURN_RATE, MAX_RADAR_TURN_RATE, MAX_SPEED, MAX_TURN_RATE
-from shared.intent import Intent
-from shared.movement import new_target_speed
+from tankrl.arena.opponents.base import F64, I64, Bool
+from tankrl.shared.angles import calc_delta_angle
+from tankrl.shared.botview import BotView
+from tankrl.shared.game_constants import (
+    MAX_GUN_TURN_RATE,
+    MAX_RADAR_TURN_RATE,
+    MAX_SPEED,
+    MAX_TURN_RATE,
+)
+from tankrl.shared.intent import Intent
+from tankrl.shared.movement import new_target_speed
 
 CHANNELS = ("forward", "turn", "gun", "radar")
 """Step kinds: distance (+ forward), body / gun / radar turn (+ left, counter-clockwise)."""

@@ -10,10 +10,10 @@ MyFirstBot: loops forward 100, gun right 360, back 100, gun right 360 (blocking 
 import numpy as np
 import numpy.typing as npt
 
-from arena.opponents.base import Bool, ScriptedBot, fire_if_ready, perpendicular_turn
-from arena.opponents.moves import Moves, Script, Step
-from shared.botview import BotView
-from shared.intent import Intent
+from tankrl.arena.opponents.base import Bool, ScriptedBot, fire_if_ready, perpendicular_turn
+from tankrl.arena.opponents.moves import Moves, Script, Step
+from tankrl.shared.botview import BotView
+from tankrl.shared.intent import Intent
 
 
 class MyFirstBot(ScriptedBot):

@@ -17,11 +17,17 @@ TrackFire: stands still sweeping the gun right 10 deg per turn. On a scan it tur
 import numpy as np
 import numpy.typing as npt
 
-from arena.opponents.base import Bool, ScriptedBot, fire_if_ready, perpendicular_turn, scan_bearing
-from arena.opponents.moves import Moves, Script, Step
-from shared.botview import BotView
-from shared.game_constants import MAX_TURN_RATE
-from shared.intent import Intent
+from tankrl.arena.opponents.base import (
+    Bool,
+    ScriptedBot,
+    fire_if_ready,
+    perpendicular_turn,
+    scan_bearing,
+)
+from tankrl.arena.opponents.moves import Moves, Script, Step
+from tankrl.shared.botview import BotView
+from tankrl.shared.game_constants import MAX_TURN_RATE
+from tankrl.shared.intent import Intent
 
 
 class Target(ScriptedBot):

@@ -16,11 +16,11 @@ Event reactions run before the turn's own logic, as the official API dispatches 
 import numpy as np
 import numpy.typing as npt
 
-from arena.opponents.base import Bool, ScriptedBot, fire_if_ready
-from shared.botview import BotView
-from shared.game_constants import MAX_TURN_RATE
-from shared.intent import Intent
-from shared.movement import new_target_speed
+from tankrl.arena.opponents.base import Bool, ScriptedBot, fire_if_ready
+from tankrl.shared.botview import BotView
+from tankrl.shared.game_constants import MAX_TURN_RATE
+from tankrl.shared.intent import Intent
+from tankrl.shared.movement import new_target_speed
 
 
 class SpinBot(ScriptedBot):

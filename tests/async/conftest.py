@@ -10,7 +10,7 @@ import pytest
 import uvloop
 from loopback import MakeServer
 
-from arena.server import ArenaServer, ServerOptions
+from tankrl.arena.server import ArenaServer, ServerOptions
 
 BOTH_LOOPS = ("test_ws_connection.py", "test_server_game.py")
 

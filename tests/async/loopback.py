@@ -3,7 +3,7 @@
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from arena.server import ArenaServer
+from tankrl.arena.server import ArenaServer
 
 MakeServer = Callable[..., Awaitable[ArenaServer]]
 

@@ -10,7 +10,7 @@ from collections import Counter
 
 from loopback import MakeServer
 
-from arena.raw_client import (
+from tankrl.arena.raw_client import (
     RawClient,
     join_as_bot,
     join_as_watcher,

@@ -13,7 +13,7 @@ import json
 import pytest
 from loopback import MakeServer, until
 
-from arena.raw_client import (
+from tankrl.arena.raw_client import (
     RawClient,
     hunter_intent,
     join_as_bot,
@@ -22,8 +22,8 @@ from arena.raw_client import (
     start_game,
     wait_for_bots,
 )
-from arena.server import ArenaServer
-from arena.session import Game
+from tankrl.arena.server import ArenaServer
+from tankrl.arena.session import Game
 
 
 async def two_bots(server: ArenaServer) -> tuple[RawClient, RawClient, RawClient]:

@@ -16,7 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
-from arena.ws_connection import CountingClientConnection, DirectConnection, text_frames
+from tankrl.arena.ws_connection import CountingClientConnection, DirectConnection, text_frames
 
 MAX_SIZE = 100_000
 
@@ -251,7 +251,7 @@ async def test_the_battle_runner_counts_counted_messages_as_signs_of_life(
 ) -> None:
     """`tankrl battle` gives up on a server that sent nothing for its idle timeout; ticks it
     only counts are something."""
-    from arena.battle import BattleError, _recv_frame
+    from tankrl.arena.battle import BattleError, _recv_frame
 
     client, server_end = counting
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from shared.contracts import get_contract
-from shared.policy import init_tensors
-from shared.policy_files import encode_policy
+from tankrl.shared.contracts import get_contract
+from tankrl.shared.policy import init_tensors
+from tankrl.shared.policy_files import encode_policy
 
 TANKRL = Path(sys.executable).parent / "tankrl"
 POLICY_VERSION = 5

@@ -9,22 +9,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from actor.botapi_shell import SEED_ENV
-from actor.native_env import NativeEnv
-from actor.native_runner import NativeRunner
-from actor.policy_slot import PolicySlot
-from actor.ppo_bot import (
+from tankrl.actor.botapi_shell import SEED_ENV
+from tankrl.actor.native_env import NativeEnv
+from tankrl.actor.native_runner import NativeRunner
+from tankrl.actor.policy_slot import PolicySlot
+from tankrl.actor.ppo_bot import (
     ENV_SEED,
     ENV_TRAJECTORIES,
     ENV_WEIGHTS,
     read_trajectory_file,
 )
-from arena.battle import BattleSpec, run_battle
-from arena.replay import read_replay
-from arena.state_hash import state_hash
-from shared.contracts import get_contract
-from shared.policy import init_tensors
-from shared.policy_files import encode_policy
+from tankrl.arena.battle import BattleSpec, run_battle
+from tankrl.arena.replay import read_replay
+from tankrl.arena.state_hash import state_hash
+from tankrl.shared.contracts import get_contract
+from tankrl.shared.policy import init_tensors
+from tankrl.shared.policy_files import encode_policy
 
 SAMPLING_SEED = 5
 

@@ -22,11 +22,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from arena.engine import Engine
-from arena.game_setup import GameSetup
-from arena.replay import ReplayRecorder
-from deploy.replay_cmd import write_page
-from shared.intent import Intent
+from tankrl.arena.engine import Engine
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.replay import ReplayRecorder
+from tankrl.deploy.replay_cmd import write_page
+from tankrl.shared.intent import Intent
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_FLAGS = (

@@ -8,10 +8,10 @@ import sys
 import time
 from pathlib import Path
 
-from arena.battle import BattleSpec, run_battle
-from arena.replay import read_replay, resimulate
-from arena.server import ServerOptions
-from arena.server_thread import ServerThread
+from tankrl.arena.battle import BattleSpec, run_battle
+from tankrl.arena.replay import read_replay, resimulate
+from tankrl.arena.server import ServerOptions
+from tankrl.arena.server_thread import ServerThread
 
 
 def test_a_1v1_of_scripted_opponents_completes_three_rounds(monkeypatch, opponent) -> None:  # type: ignore[no-untyped-def]
@@ -30,7 +30,7 @@ def test_a_1v1_of_scripted_opponents_completes_three_rounds(monkeypatch, opponen
 def test_tankrl_battle_prints_results_and_records_a_replay(tmp_path: Path, bots_dir: Path) -> None:
     replay = tmp_path / "battle.replay"
     spinner = str(bots_dir / "Spinner")
-    cmd = [sys.executable, "-m", "deploy.cli", "battle", spinner, spinner, "--rounds", "1",
+    cmd = [sys.executable, "-m", "tankrl", "battle", spinner, spinner, "--rounds", "1",
            "--seed", "9", "--record", str(replay), "--turn-timeout-us", "200000"]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -42,7 +42,7 @@ def test_tankrl_battle_prints_results_and_records_a_replay(tmp_path: Path, bots_
 
 
 def test_tankrl_battle_fails_cleanly_on_a_missing_bot() -> None:
-    cmd = [sys.executable, "-m", "deploy.cli", "battle", "NoSuchBot", "Spinner"]
+    cmd = [sys.executable, "-m", "tankrl", "battle", "NoSuchBot", "Spinner"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0 and "NoSuchBot" in done.stdout
 
@@ -60,7 +60,7 @@ def test_an_official_bot_with_a_wrong_secret_is_refused(boot, bots_dir: Path) ->
 
 def test_tankrl_arena_serve_hosts_a_tankrl_battle(bots_dir: Path) -> None:
     serve = subprocess.Popen(
-        [sys.executable, "-m", "deploy.cli", "arena", "serve", "-p", "0", "--seed", "3"],
+        [sys.executable, "-m", "tankrl", "arena", "serve", "-p", "0", "--seed", "3"],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -70,7 +70,7 @@ def test_tankrl_arena_serve_hosts_a_tankrl_battle(bots_dir: Path) -> None:
         url = banner.split(" on ")[1].split()[0]
         assert url.startswith("ws://127.0.0.1:"), banner
         spinner = str(bots_dir / "Spinner")
-        cmd = [sys.executable, "-m", "deploy.cli", "battle", spinner, spinner, "--rounds", "1",
+        cmd = [sys.executable, "-m", "tankrl", "battle", spinner, spinner, "--rounds", "1",
                "--server-url", url, "--turn-timeout-us", "200000"]  # fmt: skip
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stdout + done.stderr

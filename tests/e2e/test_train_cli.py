@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from learner import checkpoints
-from shared.contracts import get_contract
+from tankrl.learner import checkpoints
+from tankrl.shared.contracts import get_contract
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-TANKRL = [sys.executable, "-m", "deploy.cli"]
+TANKRL = [sys.executable, "-m", "tankrl"]
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 import ray
 
-from actor.service import HostedBotActor, NativeBotActor
-from learner.service import get_or_create_learner
-from shared.config import RunConfig
+from tankrl.actor.service import HostedBotActor, NativeBotActor
+from tankrl.learner.service import get_or_create_learner
+from tankrl.shared.config import RunConfig
 
 
 def wait_for(check: Any, timeout_s: float, what: str) -> Any:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.config import ActorConfig, ArenaConfig, PPOConfig, RunConfig, TrainConfig
+from tankrl.shared.config import ActorConfig, ArenaConfig, PPOConfig, RunConfig, TrainConfig
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -71,7 +71,7 @@ def _tiny_config(weights_dir: Path) -> RunConfig:
 def test_bot_actors_run_on_both_nodes_and_policy_version_advances(two_nodes, tmp_path):
     import ray
 
-    from deploy.train import train
+    from tankrl.deploy.train import train
 
     lines: list[str] = []
     result = train(

@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 import ray
 
-from learner.package import export_package, load_package
-from learner.publisher import fetch_weights
-from learner.service import get_or_create_learner
-from learner.testing import random_tensors, synthetic_round
-from shared.config import LearnerConfig, PPOConfig, RunConfig
-from shared.contracts import V1, V2
-from shared.policy import NumpyPolicy
-from shared.wire import Trajectory, WeightsUpdate
+from tankrl.learner.package import export_package, load_package
+from tankrl.learner.publisher import fetch_weights
+from tankrl.learner.service import get_or_create_learner
+from tankrl.learner.testing import random_tensors, synthetic_round
+from tankrl.shared.config import LearnerConfig, PPOConfig, RunConfig
+from tankrl.shared.contracts import V1, V2
+from tankrl.shared.policy import NumpyPolicy
+from tankrl.shared.wire import Trajectory, WeightsUpdate
 
 CFG = RunConfig(
     run="it",

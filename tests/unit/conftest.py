@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from shared.botview import BotView
+from tankrl.shared.botview import BotView
 
 ViewFactory = Callable[..., BotView]
 

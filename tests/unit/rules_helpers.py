@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from arena.engine import Engine
-from arena.game_setup import GameSetup
-from arena.tick_messages import events_for_bot
-from shared.intent import INTENT_FIELDS, Intent
+from tankrl.arena.engine import Engine
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.tick_messages import events_for_bot
+from tankrl.shared.intent import INTENT_FIELDS, Intent
 
 # Parking spots far from each other and from the walls (800 x 600 arena).
 PARK = ((100.0, 100.0), (700.0, 500.0), (700.0, 100.0), (100.0, 500.0))

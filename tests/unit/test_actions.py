@@ -9,9 +9,9 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from actor.actions import ActionDecoder
-from shared.botview import BotView
-from shared.contracts import V1, V2, ActionDim, ContractError
+from tankrl.actor.actions import ActionDecoder
+from tankrl.shared.botview import BotView
+from tankrl.shared.contracts import V1, V2, ActionDim, ContractError
 
 ViewFactory = Callable[..., BotView]
 

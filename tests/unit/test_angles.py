@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from shared.angles import (
+from tankrl.shared.angles import (
     bearing_to,
     calc_bearing,
     calc_delta_angle,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import booter
+from tankrl.arena import booter
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "sched_getscheduler"), reason="scheduling policies are Linux's"

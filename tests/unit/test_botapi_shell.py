@@ -13,13 +13,13 @@ import numpy as np
 from robocode_tank_royale.bot_api.internal.json_util import from_json
 from robocode_tank_royale.bot_api.mapper.event_mapper import EventMapper
 
-from actor.botapi_shell import view_from_tick
-from arena.engine import Engine
-from arena.game_setup import GameSetup
-from arena.opponents import OPPONENTS
-from arena.tick_messages import receives_tick, tick_for_bot
-from arena.views import fill_view
-from shared.botview import VIEW_DTYPES, BotView
+from tankrl.actor.botapi_shell import view_from_tick
+from tankrl.arena.engine import Engine
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.opponents import OPPONENTS
+from tankrl.arena.tick_messages import receives_tick, tick_for_bot
+from tankrl.arena.views import fill_view
+from tankrl.shared.botview import VIEW_DTYPES, BotView
 
 SCAN_FIELDS = ("scan_bot_id", "scan_x", "scan_y", "scan_direction", "scan_speed", "scan_energy")
 COVERED = (

@@ -26,12 +26,12 @@ from robocode_tank_royale.bot_api.game_setup import GameSetup as ApiGameSetup
 from robocode_tank_royale.bot_api.internal.json_util import from_json, to_json
 from robocode_tank_royale.bot_api.mapper.event_mapper import EventMapper
 
-from actor.botapi_shell import SCRIPTED, DeciderBot, ShellHooks, copy_intent, load_bot_info
-from arena.engine import Engine
-from arena.game_setup import GameSetup
-from arena.tick_messages import tick_for_bot
-from shared.botview import BotView
-from shared.intent import Intent
+from tankrl.actor.botapi_shell import SCRIPTED, DeciderBot, ShellHooks, copy_intent, load_bot_info
+from tankrl.arena.engine import Engine
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.tick_messages import tick_for_bot
+from tankrl.shared.botview import BotView
+from tankrl.shared.intent import Intent
 
 BOTS_DIR = Path(__file__).resolve().parents[2] / "actor" / "bots"
 

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actor.brain import CHECKED_VIEW_FIELDS, Brain
-from actor.tracker import EnemyTracker
-from shared.botview import VIEW_DTYPES, BotView
-from shared.contracts import V1, V2, Contract, ContractError
-from shared.intent import INTENT_FIELDS, Intent
-from shared.policy import NumpyPolicy, init_tensors
+from tankrl.actor.brain import CHECKED_VIEW_FIELDS, Brain
+from tankrl.actor.tracker import EnemyTracker
+from tankrl.shared.botview import VIEW_DTYPES, BotView
+from tankrl.shared.contracts import V1, V2, Contract, ContractError
+from tankrl.shared.intent import INTENT_FIELDS, Intent
+from tankrl.shared.policy import NumpyPolicy, init_tensors
 
 ViewFactory = Callable[..., BotView]
 

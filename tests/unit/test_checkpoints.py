@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from learner import checkpoints as ck
-from learner.testing import random_tensors
-from shared.contracts import V1, V2
-from shared.policy import init_tensors
-from shared.policy_files import encode_policy
+from tankrl.learner import checkpoints as ck
+from tankrl.learner.testing import random_tensors
+from tankrl.shared.contracts import V1, V2
+from tankrl.shared.policy import init_tensors
+from tankrl.shared.policy_files import encode_policy
 
 CONFIG = {"run": "t", "ppo": {"gamma": 0.99}}
 
@@ -87,10 +87,10 @@ def test_checkpoints_rotate_every_50_rounds_keeping_three(tmp_path: Path):
 _WRITER = """
 import sys
 from pathlib import Path
-from learner import checkpoints as ck
-from shared.policy_files import encode_policy
-from shared.contracts import V2
-from shared.policy import init_tensors
+from tankrl.learner import checkpoints as ck
+from tankrl.shared.policy_files import encode_policy
+from tankrl.shared.contracts import V2
+from tankrl.shared.policy import init_tensors
 run = Path(sys.argv[1])
 tensors = init_tensors(V2, 8)
 version = int(sys.argv[2])

@@ -4,8 +4,8 @@ its own implementation)."""
 
 import numpy as np
 
-from arena import compiled_angles as ca
-from shared import angles
+from tankrl.arena import compiled_angles as ca
+from tankrl.shared import angles
 
 EDGES = [0.0, -0.0, 360.0, -360.0, 180.0, -180.0, 359.99999999999994, -1e-17, 720.0, 1e-300, 540.0]
 

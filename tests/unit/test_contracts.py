@@ -2,7 +2,6 @@
 and `tankrl contract show` prints what a user needs to compare contracts."""
 
 import dataclasses
-import os
 import re
 import subprocess
 import sys
@@ -10,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.contracts import V1, V2, ActionDim, Contract, Feature, Normaliser, get_contract
+from tankrl.shared.contracts import V1, V2, ActionDim, Contract, Feature, Normaliser, get_contract
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -83,7 +82,6 @@ def test_cli_contract_show(name: str, features: int, dims: int) -> None:
         text=True,
         check=True,
         cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
         timeout=60,
     )
     out = result.stdout

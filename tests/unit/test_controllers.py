@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from actor.controllers import aim_to, goto, goto_and_aim
-from shared.movement import max_turn_rate, new_target_speed, turn_limited_speed
+from tankrl.actor.controllers import aim_to, goto, goto_and_aim
+from tankrl.shared.movement import max_turn_rate, new_target_speed, turn_limited_speed
 
 
 def a(*values: float) -> np.ndarray:

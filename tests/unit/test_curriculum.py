@@ -4,8 +4,8 @@ from collections import deque
 
 import pytest
 
-from actor.native_runner import curriculum_mix
-from shared.config import ConfigError, RunConfig
+from tankrl.actor.native_runner import curriculum_mix
+from tankrl.shared.config import ConfigError, RunConfig
 
 OPPONENTS = ("Target", "SpinBot", "RamFire")
 

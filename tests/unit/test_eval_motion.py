@@ -5,7 +5,7 @@ the same numbers as the sequence version (hosted), and rounds pool by turns."""
 import numpy as np
 import pytest
 
-from deploy.eval_motion import MotionSummary, MotionTracker, RoundMotion, round_motion
+from tankrl.deploy.eval_motion import MotionSummary, MotionTracker, RoundMotion, round_motion
 
 
 def reversals(speed: list[float]) -> int:

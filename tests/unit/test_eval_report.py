@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from deploy.eval_motion import RoundMotion
-from deploy.eval_report import EvalReport, format_json, format_table, to_json
-from deploy.eval_stats import RoundRecord, summarize
+from tankrl.deploy.eval_motion import RoundMotion
+from tankrl.deploy.eval_report import EvalReport, format_json, format_table, to_json
+from tankrl.deploy.eval_stats import RoundRecord, summarize
 
 MOTION = RoundMotion(turns=200, reversals=4, turn_rate_change=398.0, distance=1500.0)
 

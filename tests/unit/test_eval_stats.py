@@ -3,8 +3,14 @@
 
 import pytest
 
-from arena.battle import BattleResult, BotTrace, RoundDetail
-from deploy.eval_stats import RoundRecord, Summary, hosted_records, summarize, wilson_interval
+from tankrl.arena.battle import BattleResult, BotTrace, RoundDetail
+from tankrl.deploy.eval_stats import (
+    RoundRecord,
+    Summary,
+    hosted_records,
+    summarize,
+    wilson_interval,
+)
 
 
 @pytest.mark.parametrize(

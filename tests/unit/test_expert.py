@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 import torch
 
-from actor.expert import GotoAimExpert
-from actor.native_env import NativeEnv
-from deploy.eval_motion import MotionTracker
-from learner import bc
-from learner.model import ActorCritic
-from shared.config import ArenaConfig
-from shared.contracts import ContractError, get_contract
+from tankrl.actor.expert import GotoAimExpert
+from tankrl.actor.native_env import NativeEnv
+from tankrl.deploy.eval_motion import MotionTracker
+from tankrl.learner import bc
+from tankrl.learner.model import ActorCritic
+from tankrl.shared.config import ArenaConfig
+from tankrl.shared.contracts import ContractError, get_contract
 
 
 def _play(opponent: str, arenas: int, turns: int) -> float:

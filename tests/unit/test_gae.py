@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from learner.gae import compute_gae, gae_for_rounds
-from learner.testing import random_tensors, synthetic_round
-from shared.contracts import V2
-from shared.policy import NumpyPolicy
+from tankrl.learner.gae import compute_gae, gae_for_rounds
+from tankrl.learner.testing import random_tensors, synthetic_round
+from tankrl.shared.contracts import V2
+from tankrl.shared.policy import NumpyPolicy
 
 GAMMA, LAM = 0.9, 0.5
 REWARDS = [1.0, 2.0, 3.0, 4.0, 5.0]

@@ -6,11 +6,11 @@ import dataclasses
 
 import pytest
 
-from learner.inbox import DROP_REASONS, Inbox
-from learner.testing import random_tensors, synthetic_round
-from shared.contracts import V1, V2
-from shared.policy import NumpyPolicy
-from shared.wire import Trajectory
+from tankrl.learner.inbox import DROP_REASONS, Inbox
+from tankrl.learner.testing import random_tensors, synthetic_round
+from tankrl.shared.contracts import V1, V2
+from tankrl.shared.policy import NumpyPolicy
+from tankrl.shared.wire import Trajectory
 
 POLICY = NumpyPolicy(V2, random_tensors(V2, seed=0))
 

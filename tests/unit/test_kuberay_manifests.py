@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 import yaml
 
-from deploy import train_cmd
-from deploy.config_cli import resolve
-from shared.config import RunConfig
+from tankrl.deploy import train_cmd
+from tankrl.deploy.config_cli import resolve
+from tankrl.shared.config import RunConfig
 
 REPO = Path(__file__).resolve().parents[2]
 KUBERAY = REPO / "deploy" / "kuberay"
@@ -140,7 +140,10 @@ def test_dockerfile_matches_the_ray_version_and_copies_every_package(cluster):
     assert base and base.group(1).startswith(f"{ray_version}-py311-cpu"), base
     assert "torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in text
     project = tomllib.loads((REPO / "pyproject.toml").read_text())
-    packages = [p.rstrip("*") for p in project["tool"]["setuptools"]["packages"]["find"]["include"]]
+    where = project["tool"]["setuptools"]["packages"]["find"]["where"]
+    # the tankrl namespace: src/tankrl's symlinks name the top-level folders it is made of
+    folders = {p.name for p in (REPO / "src" / "tankrl").iterdir() if p.is_symlink()}
+    assert {"shared", "arena", "actor", "learner", "deploy"} <= folders
     copied = re.findall(r"^COPY \S+ (.+)$", text, re.MULTILINE)
     copied_names = {name for line in copied for name in line.split()[:-1]}
-    assert set(packages) | {"pyproject.toml", project["project"]["readme"]} <= copied_names
+    assert {*where, *folders, "pyproject.toml", project["project"]["readme"]} <= copied_names

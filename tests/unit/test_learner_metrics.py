@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from learner.metrics import LearnerMetrics
-from learner.round_stats import RoundStats
-from learner.testing import random_tensors, synthetic_round
-from shared.contracts import V2
-from shared.policy import NumpyPolicy
+from tankrl.learner.metrics import LearnerMetrics
+from tankrl.learner.round_stats import RoundStats
+from tankrl.learner.testing import random_tensors, synthetic_round
+from tankrl.shared.contracts import V2
+from tankrl.shared.policy import NumpyPolicy
 
 POLICY = NumpyPolicy(V2, random_tensors(V2, seed=0))
 
@@ -72,7 +72,7 @@ def test_episodic_return_is_the_mean_over_the_window():
 
 
 def test_a_pass_report_sets_every_figure_the_dashboard_shows():
-    from learner.inbox import LagStats
+    from tankrl.learner.inbox import LagStats
 
     metrics = LearnerMetrics(use_ray=False)
     stats = {

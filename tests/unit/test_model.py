@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 import torch
 
-from learner.model import ActorCritic
-from learner.testing import random_tensors
-from shared.contracts import V1, V2, Contract
-from shared.policy import LOG_STD_FLOOR, NumpyPolicy, init_tensors, tensor_shapes
+from tankrl.learner.model import ActorCritic
+from tankrl.learner.testing import random_tensors
+from tankrl.shared.contracts import V1, V2, Contract
+from tankrl.shared.policy import LOG_STD_FLOOR, NumpyPolicy, init_tensors, tensor_shapes
 
 
 @pytest.mark.parametrize("contract", [V1, V2], ids=lambda c: c.name)

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from shared.movement import (
+from tankrl.shared.movement import (
     distance_until_stop,
     max_speed_for_distance,
     max_turn_rate,

@@ -7,12 +7,12 @@ own ram cancels a forward; every step of a Script takes at least one turn.
 import numpy as np
 import numpy.typing as npt
 
-from arena.engine import Engine
-from arena.game_setup import GameSetup
-from arena.opponents.moves import Moves, Script, Step
-from arena.views import fill_view
-from shared.botview import BotView
-from shared.intent import Intent
+from tankrl.arena.engine import Engine
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.opponents.moves import Moves, Script, Step
+from tankrl.arena.views import fill_view
+from tankrl.shared.botview import BotView
+from tankrl.shared.intent import Intent
 
 
 def _engine(x: float, y: float, direction: float) -> Engine:

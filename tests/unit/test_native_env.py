@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from actor.gym_env import TankRoyaleEnv, TankRoyaleVectorEnv
-from actor.native_env import NativeEnv
-from shared.config import ArenaConfig
+from tankrl.actor.gym_env import TankRoyaleEnv, TankRoyaleVectorEnv
+from tankrl.actor.native_env import NativeEnv
+from tankrl.shared.config import ArenaConfig
 
 
 @pytest.mark.filterwarnings("ignore:.*Box action space.*:UserWarning")

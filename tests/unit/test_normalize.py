@@ -13,14 +13,14 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learner import checkpoints as ck
-from learner.normalize import RewardScaler, RunningMeanStd
-from learner.testing import synthetic_round
-from learner.trainer import Trainer
-from shared.config import PPOConfig
-from shared.contracts import V2
-from shared.policy import NumpyPolicy
-from shared.policy_files import encode_policy
+from tankrl.learner import checkpoints as ck
+from tankrl.learner.normalize import RewardScaler, RunningMeanStd
+from tankrl.learner.testing import synthetic_round
+from tankrl.learner.trainer import Trainer
+from tankrl.shared.config import PPOConfig
+from tankrl.shared.contracts import V2
+from tankrl.shared.policy import NumpyPolicy
+from tankrl.shared.policy_files import encode_policy
 
 
 @pytest.fixture(autouse=True)

@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from actor.actions import Targets
-from actor.observation import ObservationEncoder
-from actor.tracker import EnemyTracker
-from shared.botview import VIEW_DTYPES, BotView
-from shared.contracts import V1, V2, Contract, ContractError, Feature, Normaliser
+from tankrl.actor.actions import Targets
+from tankrl.actor.observation import ObservationEncoder
+from tankrl.actor.tracker import EnemyTracker
+from tankrl.shared.botview import VIEW_DTYPES, BotView
+from tankrl.shared.contracts import V1, V2, Contract, ContractError, Feature, Normaliser
 
 ViewFactory = Callable[..., BotView]
 NAMES = {c.name: [f.name for f in c.features] for c in (V1, V2)}

@@ -12,15 +12,15 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from actor.gototest import GotoTest
-from arena.engine import Engine
-from arena.game_setup import GameSetup
-from arena.opponents import OPPONENTS
-from arena.opponents.base import fire_if_ready
-from arena.views import fill_view
-from shared.angles import bearing_to, calc_delta_angle
-from shared.botview import BotView
-from shared.intent import Intent
+from tankrl.actor.gototest import GotoTest
+from tankrl.arena.engine import Engine
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.opponents import OPPONENTS
+from tankrl.arena.opponents.base import fire_if_ready
+from tankrl.arena.views import fill_view
+from tankrl.shared.angles import bearing_to, calc_delta_angle
+from tankrl.shared.botview import BotView
+from tankrl.shared.intent import Intent
 
 B = 8
 SEEDS = np.arange(B, dtype=np.uint64) * 7919 + 11

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from test_opponents import SEEDS, B, Battle, run_battle
 
-from actor.gototest import GotoTest
-from arena.opponents import OPPONENTS
-from shared.botview import VIEW_DTYPES, BotView
-from shared.intent import INTENT_FIELDS
+from tankrl.actor.gototest import GotoTest
+from tankrl.arena.opponents import OPPONENTS
+from tankrl.shared.botview import VIEW_DTYPES, BotView
+from tankrl.shared.intent import INTENT_FIELDS
 
 DECIDERS: dict[str, Any] = {**OPPONENTS, "GotoTest": GotoTest}
 RANDOMISED = ("Corners", "Crazy", "GotoTest")

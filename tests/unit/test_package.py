@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from learner import checkpoints as ck
-from learner.package import PackageError, export_package, load_package
-from learner.testing import random_tensors
-from shared.contracts import V1, V2
-from shared.policy_files import encode_policy, npy_bytes, sha256_hex
+from tankrl.learner import checkpoints as ck
+from tankrl.learner.package import PackageError, export_package, load_package
+from tankrl.learner.testing import random_tensors
+from tankrl.shared.contracts import V1, V2
+from tankrl.shared.policy_files import encode_policy, npy_bytes, sha256_hex
 
 TENSORS = random_tensors(V2, 16, seed=2, obs_norm=True)
 
@@ -161,7 +161,7 @@ def test_export_refuses_a_corrupt_run(tmp_path: Path):
 
 
 def test_tankrl_export_writes_a_valid_package(tmp_path: Path, capsys: pytest.CaptureFixture):
-    from deploy.cli import main
+    from tankrl.deploy.cli import main
 
     weights = tmp_path / "weights"
     (weights / "myrun").mkdir(parents=True)
@@ -175,7 +175,7 @@ def test_tankrl_export_writes_a_valid_package(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_tankrl_export_reports_a_missing_run(tmp_path: Path, capsys: pytest.CaptureFixture):
-    from deploy.cli import main
+    from tankrl.deploy.cli import main
 
     code = main(
         ["export", "nope", "--out", str(tmp_path / "p.zip"), "--weights-dir", str(tmp_path)]

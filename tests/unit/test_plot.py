@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from deploy.cli import main
-from deploy.run_metrics import Point, charts, merge, points_from_jsonl
-from learner.metrics import LearnerMetrics
+from tankrl.deploy.cli import main
+from tankrl.deploy.run_metrics import Point, charts, merge, points_from_jsonl
+from tankrl.learner.metrics import LearnerMetrics
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 OPPONENTS = ("SpinBot", "Walls")

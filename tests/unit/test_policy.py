@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from shared.contracts import V1, V2, Contract
-from shared.policy import (
+from tankrl.shared.contracts import V1, V2, Contract
+from tankrl.shared.policy import (
     LOG_STD_FLOOR,
     OBS_NORM_CLIP,
     NumpyPolicy,

@@ -4,10 +4,10 @@ with a message naming both ids, and the bot keeps its current weights."""
 
 import numpy as np
 
-from actor.policy_slot import PolicySlot
-from shared.contracts import V1, V2
-from shared.policy import init_tensors
-from shared.wire import WeightsUpdate
+from tankrl.actor.policy_slot import PolicySlot
+from tankrl.shared.contracts import V1, V2
+from tankrl.shared.policy import init_tensors
+from tankrl.shared.wire import WeightsUpdate
 
 
 def test_newer_weights_apply_only_at_swap() -> None:

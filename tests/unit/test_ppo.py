@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 import torch
 
-from learner.model import ActorCritic
-from learner.ppo import Batch, make_optimizer, ppo_loss, train_pass
-from learner.testing import random_tensors
-from learner.trainer import Trainer
-from shared.config import PPOConfig
-from shared.contracts import V1, V2
-from shared.policy import NumpyPolicy
-from shared.wire import Trajectory
+from tankrl.learner.model import ActorCritic
+from tankrl.learner.ppo import Batch, make_optimizer, ppo_loss, train_pass
+from tankrl.learner.testing import random_tensors
+from tankrl.learner.trainer import Trainer
+from tankrl.shared.config import PPOConfig
+from tankrl.shared.contracts import V1, V2
+from tankrl.shared.policy import NumpyPolicy
+from tankrl.shared.wire import Trajectory
 
 CFG = PPOConfig()
 

@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from deploy.pretrain import pretrain
-from learner import checkpoints
-from shared.config import ConfigError, RunConfig
-from shared.contracts import ContractError, get_contract
+from tankrl.deploy.pretrain import pretrain
+from tankrl.learner import checkpoints
+from tankrl.shared.config import ConfigError, RunConfig
+from tankrl.shared.contracts import ContractError, get_contract
 
 
 def _cfg(**train: int) -> RunConfig:

@@ -4,8 +4,8 @@ bootstrap value, bots of a batch finish independently, and old storage is releas
 
 import numpy as np
 
-from actor.recorder import TrajectoryRecorder
-from shared.contracts import V2
+from tankrl.actor.recorder import TrajectoryRecorder
+from tankrl.shared.contracts import V2
 
 
 def decide(rec: TrajectoryRecorder, mask: np.ndarray, t: float, version: int = 1) -> None:

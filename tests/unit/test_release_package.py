@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from actor.native_env import NativeEnv
-from shared.contracts import V1, V2, Contract
-from shared.policy import NumpyPolicy
-from shared.policy_package import load_package
+from tankrl.actor.native_env import NativeEnv
+from tankrl.shared.contracts import V1, V2, Contract
+from tankrl.shared.policy import NumpyPolicy
+from tankrl.shared.policy_package import load_package
 
 RELEASE = Path(__file__).resolve().parents[2] / "weights" / "release"
 

@@ -7,10 +7,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from actor.brain import Brain
-from actor.reward import round_end_reward, turn_reward
-from shared.botview import BotView
-from shared.contracts import V2
+from tankrl.actor.brain import Brain
+from tankrl.actor.reward import round_end_reward, turn_reward
+from tankrl.shared.botview import BotView
+from tankrl.shared.contracts import V2
 
 ViewFactory = Callable[..., BotView]
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from rules_helpers import bot, events, make_engine, place, run, started, step
 
-import arena.engine
+import tankrl.arena.engine as engine_module
 
 
 # ---- §7.4 walls --------------------------------------------------------------------------------
@@ -74,7 +74,7 @@ def test_pushing_into_a_wall_gives_alternating_events() -> None:
 
 def outside_at_round_start(monkeypatch: pytest.MonkeyPatch, x: float) -> None:
     """Make placement put seat 0 at x (outside the arena) and facing east."""
-    original = arena.engine.place_bots
+    original = engine_module.place_bots
 
     def place_outside(bots, mask, *args, **kw):  # type: ignore[no-untyped-def]
         original(bots, mask, *args, **kw)
@@ -83,7 +83,7 @@ def outside_at_round_start(monkeypatch: pytest.MonkeyPatch, x: float) -> None:
         bots.x[mask, 1] = 400.0
         bots.y[mask, 1] = 300.0
 
-    monkeypatch.setattr(arena.engine, "place_bots", place_outside)
+    monkeypatch.setattr(engine_module, "place_bots", place_outside)
 
 
 def test_no_wall_collision_on_turn_1_but_the_final_clamp_applies(
@@ -206,14 +206,14 @@ def test_overlapping_bots_lose_0_6_every_turn() -> None:
 def test_turn_1_overlap_keeps_the_first_bot_and_teleports_the_second(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    original = arena.engine.place_bots
+    original = engine_module.place_bots
 
     def overlapping(bots, mask, *args, **kw):  # type: ignore[no-untyped-def]
         original(bots, mask, *args, **kw)
         bots.x[mask, 0], bots.y[mask, 0] = 400.0, 300.0
         bots.x[mask, 1], bots.y[mask, 1] = 420.0, 300.0
 
-    monkeypatch.setattr(arena.engine, "place_bots", overlapping)
+    monkeypatch.setattr(engine_module, "place_bots", overlapping)
     engine = make_engine(n_arenas=50, seeds=np.arange(50))
     engine.step()
     b = engine.bots

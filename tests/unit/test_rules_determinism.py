@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from rules_helpers import make_engine
 
-from arena.engine import Engine
-from arena.replay import Replay, ReplayRecorder, read_replay, resimulate
-from arena.state_hash import state_hash
-from shared.intent import INTENT_FIELDS, Intent
+from tankrl.arena.engine import Engine
+from tankrl.arena.replay import Replay, ReplayRecorder, read_replay, resimulate
+from tankrl.arena.state_hash import state_hash
+from tankrl.shared.intent import INTENT_FIELDS, Intent
 
 SEED = 2024
 SETUP = {"number_of_rounds": 10, "gun_cooling_rate": 0.5}

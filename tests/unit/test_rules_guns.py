@@ -11,7 +11,7 @@ import math
 import pytest
 from rules_helpers import bot, events, flying, place, run, started, step
 
-from arena.engine import Engine
+from tankrl.arena.engine import Engine
 
 NO_ASSIST = {"fire_assist": False}
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from rules_helpers import make_engine
 
-from arena.engine import Engine
+from tankrl.arena.engine import Engine
 
 N_ARENAS = 2000
 

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rules_helpers import bullet_column, make_engine, new_speed
 
-from arena.engine import Engine
-from shared.intent import INTENT_FIELDS, Intent
+from tankrl.arena.engine import Engine
+from tankrl.shared.intent import INTENT_FIELDS, Intent
 
 TURNS = 250
 LIMIT = 40  # inactivity turns: zaps from turn 42 on

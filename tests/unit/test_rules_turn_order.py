@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from rules_helpers import bot, events, flying, intent, make_engine, place, run, started, step
 
-from shared.intent import INTENT_FIELDS
+from tankrl.shared.intent import INTENT_FIELDS
 
 EVERYTHING = {
     "target_speed": 8.0,

@@ -5,9 +5,9 @@ memory, row by row."""
 import numpy as np
 import pytest
 
-from arena import state
-from arena.engine import Engine
-from arena.game_setup import GameSetup
+from tankrl.arena import state
+from tankrl.arena.engine import Engine
+from tankrl.arena.game_setup import GameSetup
 
 
 @pytest.mark.parametrize("group", ["bots", "intents", "bullets", "scores", "events"])

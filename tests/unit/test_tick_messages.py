@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from arena.engine import Engine
-from arena.game_setup import GameSetup
-from arena.opponents import OPPONENTS
-from arena.tick_messages import ArenaTurn, receives_tick, tick_for_bot
-from arena.views import fill_view
-from shared.botview import BotView
+from tankrl.arena.engine import Engine
+from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.opponents import OPPONENTS
+from tankrl.arena.tick_messages import ArenaTurn, receives_tick, tick_for_bot
+from tankrl.arena.views import fill_view
+from tankrl.shared.botview import BotView
 
 SHARED_EVENTS = ("BulletFiredEvent", "ScannedBotEvent", "BotHitWallEvent", "BotDeathEvent")
 
@@ -77,7 +77,7 @@ def test_observer_tick_agrees_with_every_bots_tick() -> None:
 def test_observer_ticks_begin_with_the_prefix_our_controllers_count_them_by() -> None:
     """`tankrl battle` (and bench/hosted.py) count observer ticks by their first bytes and
     decode only the rest."""
-    from arena import server_messages as out
+    from tankrl.arena import server_messages as out
 
     engine = Engine(GameSetup(), n_arenas=1, n_bots=2)
     engine.step()

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from actor.tracker import EnemyTracker
-from shared.botview import BotView
+from tankrl.actor.tracker import EnemyTracker
+from tankrl.shared.botview import BotView
 
 ViewFactory = Callable[..., BotView]
 

@@ -7,7 +7,7 @@ import msgpack
 import numpy as np
 import pytest
 
-from shared.wire import MAX_MESSAGE_BYTES, Trajectory, WeightsUpdate, WireError
+from tankrl.shared.wire import MAX_MESSAGE_BYTES, Trajectory, WeightsUpdate, WireError
 
 # SHA-256 of the encodings below; a change means the wire format changed: bump WIRE_VERSION
 # (or add a defaulted field) deliberately and update these.

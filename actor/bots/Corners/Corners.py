@@ -1,3 +1,3 @@
-from actor.botapi_shell import run_scripted
+from tankrl.actor.botapi_shell import run_scripted
 
 run_scripted("Corners")

@@ -1,3 +1,3 @@
-from actor.ppo_bot import run_from_env
+from tankrl.actor.ppo_bot import run_from_env
 
 run_from_env()
