@@ -29,8 +29,19 @@ lint: setup
 test: lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# Every benchmark with its default flags, one at a time; each one's stdout is kept in
+# tmp/bench/NAME.txt (git-ignored) and bench/results.md is written from their last lines.
+# A benchmark that fails stops it; a target not met does not (results.md says so).
+bench: BENCHMARKS := native_env decision bot_turn learner_pass hosted server_ab time_to_skill
+bench: SHELL := /bin/bash
+bench: .SHELLFLAGS := -o pipefail -ec
 bench: setup
-	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	mkdir -p tmp/bench
+	for b in $(BENCHMARKS); do \
+		echo "== python -m bench.$$b"; \
+		$(BIN)/python -u -m bench.$$b | tee tmp/bench/$$b.txt; \
+	done
+	$(BIN)/python -m bench.results $(BENCHMARKS:%=tmp/bench/%.txt)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,26 +1,29 @@
 """Benchmark of one turn's decision (`Brain.step`: tracker, observation, actor and critic forward,
 sampling, decoder and controllers) on synthetic but realistic BotViews.
 
-Prints a short table, then as its last line one JSON object: p50/p99 latency in microseconds over
-100,000 turns at B = 1 and the throughput in decisions per second at B = 4096 (best of 3 runs).
-Usage: python bench/decision.py [--turns N] [--steps N] [--contract v2]
+Latency at B = 1 (one hosted bot's turn: p50 and p99 over `--turns` turns, one clock read per
+turn, after a warm-up and a gc.collect so that neither lands in the timed turns) and throughput
+at B = 4096 (native arenas stepped together: the best of 3 runs, because other processes share
+the machine). Views cycle through a pool of POOL pre-built ones, so numpy's RNG is not timed.
+Usage: python -m bench.decision [--turns N] [--steps N] [--contract v2]
 """
 
 import argparse
 import gc
-import json
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+from bench.judge import Target, finish
 from tankrl.actor.brain import Brain
 from tankrl.shared.botview import BotView
 from tankrl.shared.contracts import get_contract
 from tankrl.shared.policy import NumpyPolicy, init_tensors
+
+TARGETS = (
+    Target("p99_us", "<=", 250.0, "time", "p99 us at B = 1"),
+    Target("decisions_per_s_b4096", ">=", 1_000_000.0, "rate", "decisions/s at B = 4096"),
+)
 
 POOL = 512
 """Distinct synthetic views cycled through (a fresh random view per turn would time numpy's RNG)."""
@@ -103,26 +106,14 @@ def throughput(contract_name: str, n_bots: int, steps: int) -> tuple[float, floa
     return n_bots / best, best * 1e3
 
 
-def numpy_call_ns(calls: int = 200_000) -> float:
-    """Median wall time of one tiny numpy call (np.add on 1 element), in ns: a yardstick for how
-    fast this machine runs numpy-bound code right now (B = 1 is ~300 such calls per turn)."""
-    a, out = np.ones(1), np.empty(1)
-    samples = []
-    for _ in range(20):
-        t0 = time.perf_counter_ns()
-        for _ in range(calls // 20):
-            np.add(a, a, out=out)
-        samples.append((time.perf_counter_ns() - t0) / (calls // 20))
-    return float(np.median(samples))
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.decision", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--turns", type=int, default=100_000, help="turns timed at B = 1")
     parser.add_argument("--steps", type=int, default=100, help="steps per run at B = 4096")
     parser.add_argument("--contract", default="v2", help="contract name (v1, v2)")
     args = parser.parse_args()
-    yardstick = numpy_call_ns()
     lat = latency_us(args.contract, args.turns)
     p50, p90, p99, p999 = np.percentile(lat, [50, 90, 99, 99.9])
     rate, ms = throughput(args.contract, 4096, args.steps)
@@ -130,13 +121,12 @@ def main() -> None:
     print(f"  B=1     turns {args.turns:>9,}   p50 {p50:7.1f} us   p90 {p90:7.1f} us")
     print(f"                              p99 {p99:7.1f} us   p99.9 {p999:7.1f} us")
     print(f"  B=4096  {ms:7.2f} ms/step      {rate:12,.0f} decisions/s")
-    print(f"  machine yardstick: one 1-element numpy call = {yardstick:.0f} ns (median)")
     result = {
         "p50_us": round(float(p50), 1),
         "p99_us": round(float(p99), 1),
         "decisions_per_s_b4096": round(rate),
     }
-    print(json.dumps(result))
+    finish("decision", result, TARGETS)
 
 
 if __name__ == "__main__":

@@ -1,18 +1,21 @@
-"""Paired comparison of two ArenaServer configurations on hosted play (bench/hosted.py's rigs).
+"""Paired comparison of two ArenaServer configurations on hosted play (bench/hosted_rigs.py).
 
 Two hosted 1v1s of official-API bots (the Idler), one on a server with options A and one with
 options B, and the instant two-bot responder (c) stay up side by side and take turns in short
-phases, in a random order per round, so the machine's drift lands on both alike; each phase
-plays bench/hosted.py's settling turns untimed, then `--turns` timed ones, whose turns/s comes
-from the server's turn count as the observer ticks arrive. Prints turns/s per rig, the median
-over rounds of B / A with a bootstrap 95% interval and how many rounds B won, each rig against
-(c), each server's critical path and the process CPU per turn in its phases (server and
-in-process controller, everything this process did meanwhile).
+phases, in a random order per round, so the machine's drift lands on both alike. Each phase plays
+SETTLE_TURNS untimed turns (a paused rig takes that long to reach its sustained rate), then
+`--turns` timed ones, whose turns/s comes from the server's turn count as the observer ticks
+arrive. Prints turns/s per rig, the median over rounds of B / A with a bootstrap 95% interval and
+how many rounds B won, each rig against (c), each server's critical path and the process CPU per
+turn in its phases (server and in-process controller, everything this process did meanwhile).
+A comparison has no targets: its `met` is null.
 
 Options are ServerOptions fields as name=value (value in JSON), for example
-  python bench/server_ab.py --a observer_batch_s=0 --rounds 80
+  python -m bench.server_ab --a observer_batch_s=0 --rounds 80
 compares the default server (B) against one that writes observers' ticks every turn (A).
 With no options A and B are the same server, and the interval shows the noise floor.
+Usage: python -m bench.server_ab [--a NAME=VALUE ...] [--b NAME=VALUE ...] [--turns N]
+       [--rounds K]
 """
 
 import argparse
@@ -23,14 +26,11 @@ import statistics
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import hosted
-
+from bench import hosted_rigs
+from bench.hosted_rigs import Hosted, Responder
+from bench.judge import finish
 from tankrl.arena import event_loop
 from tankrl.arena.server import ServerOptions
 
@@ -53,29 +53,29 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
 
 async def compare(
     a: dict[str, Any], b: dict[str, Any], turns: int, rounds: int
-) -> tuple[dict[str, list[float]], dict[str, float], dict[str, hosted.Hosted]]:
+) -> tuple[dict[str, list[float]], dict[str, float], dict[str, Hosted]]:
     """Turns/s per phase and process CPU per turn, per rig ('A', 'B', 'c')."""
     rates: dict[str, list[float]] = {"A": [], "B": [], "c": []}
     cpu: dict[str, float] = {k: 0.0 for k in rates}
     played = Counter[str]()
-    rigs, bound = {"A": hosted.Hosted(**a), "B": hosted.Hosted(**b)}, hosted.Responder(2)
+    rigs, bound = {"A": Hosted(**a), "B": Hosted(**b)}, Responder(2)
     async with asyncio.TaskGroup() as tg:
         try:
-            async with asyncio.timeout(hosted.TIMEOUT_S):
+            async with asyncio.timeout(hosted_rigs.TIMEOUT_S):
                 await asyncio.gather(*(r.start(tg) for r in rigs.values()), bound.start())
                 runs = {"A": rigs["A"].run, "B": rigs["B"].run, "c": bound.run}
                 for run in runs.values():
-                    await run(hosted.WARMUP_TURNS)
+                    await run(hosted_rigs.WARMUP_TURNS)
             for i in range(rounds):
                 order = list(runs.items())
                 random.shuffle(order)
                 for name, run in order:
                     cpu0 = time.process_time()
-                    async with asyncio.timeout(hosted.TIMEOUT_S):
-                        stamps = await run(hosted.SETTLE_TURNS + turns)
+                    async with asyncio.timeout(hosted_rigs.TIMEOUT_S):
+                        stamps = await run(hosted_rigs.SETTLE_TURNS + turns)
                     cpu[name] += time.process_time() - cpu0
                     played[name] += stamps[-1][1] - stamps[0][1] + 1
-                    rates[name].append(hosted.turns_per_s(stamps))
+                    rates[name].append(hosted_rigs.turns_per_s(stamps))
                 print(f"\r{i + 1}/{rounds} rounds", end="", file=sys.stderr, flush=True)
             print(file=sys.stderr)
         finally:
@@ -87,7 +87,9 @@ async def compare(
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m bench.server_ab",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--a", nargs="*", default=[], help="options of server A (name=value)")
     parser.add_argument("--b", nargs="*", default=[], help="options of server B (name=value)")
@@ -121,7 +123,7 @@ def main() -> None:
         "a_turns_per_s": round(statistics.median(rates["A"]), 1),
         "b_turns_per_s": round(statistics.median(rates["B"]), 1),
     }
-    print(json.dumps(summary))
+    finish("server_ab", summary)
 
 
 if __name__ == "__main__":

@@ -1,32 +1,28 @@
-"""Learner benchmark: one PPO pass over a 2,000-turn v2 round (seed defaults), and the time from
-a weight publish until 8 bot actors on a local Ray instance have fetched and decoded it.
+"""Learner benchmark: one PPO pass over a 2,000-turn v2 round, and the time from a weight publish
+until 8 bot actors on a local Ray instance have fetched and decoded it.
 
-The bots long-poll `wait_weights` (learner/publisher.py), which answers the moment a version is
-published; a 64-wide v2 policy (~60 KB) comes inline in that reply. The table also shows the
-same measurement with the bytes fetched via the ObjectRef (`ray.get`), for comparison.
-Prints the table, then as its last line one JSON object
-{"pass_s_2000": median seconds, "publish_p99_ms_8": p99 milliseconds (long poll)}.
-Targets on a 2-core machine: pass_s_2000 <= 0.5 and publish_p99_ms_8 <= 50.
+The pass (GAE, then 4 epochs of shuffled 64-turn minibatches, PPOConfig defaults) runs on one
+torch thread, as the learner does by default (learner.torch_threads); the figure is the median
+of PASS_REPEATS passes after a warm-up one. For the publish, 8 stand-in bots long-poll
+`wait_weights` (learner/publisher.py), which answers the moment a version is published, with a
+64-wide v2 policy (~60 KB) inline in the reply. A version's latency runs from its publish until
+the last bot decoded it, over PUBLISHES publishes spaced well apart so that every bot is waiting
+again; publish_p99_ms_8 is null (and misses its target) if some version never reached every bot.
+The table also shows the same with the bytes fetched via the ObjectRef (`ray.get`).
+Usage: python -m bench.learner_pass
 """
 
-# ruff: noqa: E402 (the sys.path fix below must run before the project imports)
-import json
-import os
+import argparse
 import statistics
-import sys
 import tempfile
 import time
 from typing import Any
-
-# Run as a script, this file's directory comes first on sys.path, where `learner` would name this
-# file instead of the package it measures.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 
 import numpy as np
 import ray
 import torch
 
+from bench.judge import Target, finish
 from tankrl.learner.publisher import fetch_weights
 from tankrl.learner.service import get_or_create_learner
 from tankrl.learner.testing import synthetic_round
@@ -34,6 +30,11 @@ from tankrl.learner.trainer import Trainer
 from tankrl.shared.config import PPOConfig, RunConfig
 from tankrl.shared.contracts import V2
 from tankrl.shared.policy import NumpyPolicy
+
+TARGETS = (
+    Target("pass_s_2000", "<=", 0.5, "time", "s per 2,000-turn pass"),
+    Target("publish_p99_ms_8", "<=", 50.0, "time", "publish p99 ms to 8 bots"),
+)
 
 PASS_REPEATS = 7
 FETCHERS = 8
@@ -121,7 +122,10 @@ def describe(name: str, latencies: list[float], misses: int) -> str:
 
 
 def main() -> None:
-    """Run both measurements, print the table and the JSON line."""
+    """Run both measurements, print the table and the verdict."""
+    argparse.ArgumentParser(
+        prog="python -m bench.learner_pass", description=__doc__.splitlines()[0]
+    ).parse_args()
     pass_times = bench_pass()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
@@ -142,10 +146,10 @@ def main() -> None:
     print(describe("publish_p99_ms_8 (long poll)", *inline))
     print(describe("  same, bytes via ObjectRef", *by_ref))
     result = {"pass_s_2000": round(pass_s, 4), "publish_p99_ms_8": p99(*inline)}
-    print(
-        json.dumps(
-            {k: None if v is None else round(v, 2 if "ms" in k else 4) for k, v in result.items()}
-        )
+    finish(
+        "learner_pass",
+        {k: None if v is None else round(v, 2 if "ms" in k else 4) for k, v in result.items()},
+        TARGETS,
     )
 
 
