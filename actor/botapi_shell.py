@@ -3,7 +3,7 @@
 A decider is anything with `reset_round(mask)` and `decide(view) -> Intent` over B = 1 (the
 scripted opponents, GotoTest, the PPO brain's wrapper). Every turn the bot thread takes the
 API's current TickEvent once, turns it into a BotView equal field by field to what
-arena.views.fill_view gives the native env (`view_from_tick`), asks the decider, copies the
+arena.rules.views.fill_view gives the native env (`view_from_tick`), asks the decider, copies the
 Intent into the API's intent (`copy_intent`) and calls go(). Events are read from the tick itself,
 never through the API's event queue, whose dispatch happens inside go() after the next tick.
 

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tankrl.actor.controllers import aim_to, goto
-from tankrl.arena import rng
+from tankrl.arena.rules import rng
 from tankrl.shared.angles import bearing_to
 from tankrl.shared.botview import BotView
 from tankrl.shared.game_constants import MAX_RADAR_TURN_RATE

@@ -14,8 +14,8 @@ import numpy.typing as npt
 
 from tankrl.actor.brain import Brain
 from tankrl.actor.reward import round_end_reward
-from tankrl.arena.game_setup import GameSetup
-from tankrl.arena.native import NativeArenas, RoundOutcome, native_setup
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.rules.native import NativeArenas, RoundOutcome, native_setup
 from tankrl.shared.config import ArenaConfig
 from tankrl.shared.contracts import Contract, get_contract
 

@@ -137,8 +137,8 @@ class HostedBotActor:
         rounds_per_game: int = 10,
     ) -> None:
         from tankrl.actor.ppo_bot import PPOBot, PPOHooks, PPOTurns, bot_info
-        from tankrl.arena.server import ServerOptions
-        from tankrl.arena.server_thread import ServerThread
+        from tankrl.arena.server.options import ServerOptions
+        from tankrl.arena.server.thread import ServerThread
 
         self.cfg = cfg = RunConfig.from_dict(config)
         self.index, self.rounds_per_game = index, rounds_per_game
@@ -168,7 +168,7 @@ class HostedBotActor:
         self._thread.start()
 
     def _games(self) -> None:
-        from tankrl.arena.battle import BattleSpec, run_battle
+        from tankrl.arena.server.battle import BattleSpec, run_battle
 
         opponents = itertools.cycle(self.cfg.actors.opponents)
         try:

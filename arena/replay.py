@@ -15,10 +15,10 @@ from typing import IO, Any
 import msgpack
 import numpy as np
 
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
-from tankrl.arena.state_hash import state_hash
-from tankrl.arena.tick_messages import tick_for_observer
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.rules.state_hash import state_hash
+from tankrl.arena.server.ticks import tick_for_observer
 from tankrl.shared.game_constants import BEHAVIOR_VERSION
 from tankrl.shared.intent import INTENT_FIELDS, Intent
 

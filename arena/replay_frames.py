@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tankrl.arena.engine import Engine
 from tankrl.arena.replay import Replay, ReplayError, apply_turn, engine_for
-from tankrl.arena.state_hash import state_hash
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.state_hash import state_hash
 
 
 class ReplayMismatchError(ReplayError):

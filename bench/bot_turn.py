@@ -29,11 +29,11 @@ from bench.judge import Target, finish
 from tankrl.actor.botapi_shell import copy_intent, view_from_tick
 from tankrl.actor.policy_slot import PolicySlot
 from tankrl.actor.ppo_bot import PPOTurns
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
 from tankrl.arena.opponents import OPPONENTS
-from tankrl.arena.tick_messages import receives_tick, tick_for_bot
-from tankrl.arena.views import fill_view
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.rules.views import fill_view
+from tankrl.arena.server.ticks import receives_tick, tick_for_bot
 from tankrl.shared.botview import BotView
 from tankrl.shared.contracts import V2
 from tankrl.shared.wire import Trajectory

@@ -39,8 +39,9 @@ from bench.hosted_rigs import (
     turns_per_s,
 )
 from bench.judge import Target, finish
-from tankrl.arena import event_loop
-from tankrl.arena.server import ArenaServer, ServerOptions
+from tankrl.arena.server import event_loop
+from tankrl.arena.server.options import ServerOptions
+from tankrl.arena.server.server import ArenaServer
 
 TARGETS = (Target("ratio", ">=", 0.8, "none", "hosted / client ceiling"),)
 EARLY_TURNS = (5, 100)
@@ -89,7 +90,7 @@ async def interleaved(
 # ---- (d) the server alone ---------------------------------------------------------------------
 RAW_PLAYERS = """
 import asyncio, sys
-from tankrl.arena import raw_client as rc
+from tankrl.arena.server import raw_client as rc
 
 async def main(url: str) -> None:
     controller = await rc.join_as_watcher(url)

@@ -24,11 +24,12 @@ from websockets.asyncio.client import connect
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from tankrl.arena import battle, booter
-from tankrl.arena.game_setup import GameSetup
-from tankrl.arena.server import ArenaServer, ServerOptions
-from tankrl.arena.server_messages import OBSERVER_TICK_PREFIX
-from tankrl.arena.ws_connection import CountingClientConnection
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.server import battle, booter
+from tankrl.arena.server.connection import CountingClientConnection
+from tankrl.arena.server.messages import OBSERVER_TICK_PREFIX
+from tankrl.arena.server.options import ServerOptions
+from tankrl.arena.server.server import ArenaServer
 
 BOT_DIR = Path(__file__).resolve().parents[1] / "tests" / "e2e" / "bots" / "Idler"
 WARMUP_TURNS = 200

@@ -31,8 +31,8 @@ from typing import Any
 from bench import hosted_rigs
 from bench.hosted_rigs import Hosted, Responder
 from bench.judge import finish
-from tankrl.arena import event_loop
-from tankrl.arena.server import ServerOptions
+from tankrl.arena.server import event_loop
+from tankrl.arena.server.options import ServerOptions
 
 BOOTSTRAP_DRAWS = 2000
 

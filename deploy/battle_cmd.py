@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tankrl.arena.battle import BattleError, BattleSpec, format_results, run_battle
-from tankrl.arena.booter import BootError
+from tankrl.arena.server.battle import BattleError, BattleSpec, format_results, run_battle
+from tankrl.arena.server.booter import BootError
 
 
 def register(sub: "argparse._SubParsersAction[Any]") -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tankrl.deploy.eval_motion import MotionSummary, RoundMotion, round_motion
 
 if TYPE_CHECKING:
-    from tankrl.arena.battle import BattleResult
+    from tankrl.arena.server.battle import BattleResult
 
 Json = dict[str, Any]
 

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from tankrl.arena.battle import BattleResult, BattleSpec
-    from tankrl.arena.native import RoundOutcome
+    from tankrl.arena.rules.native import RoundOutcome
+    from tankrl.arena.server.battle import BattleResult, BattleSpec
     from tankrl.deploy.eval_motion import RoundMotion
     from tankrl.shared.contracts import Contract
 
@@ -94,7 +94,7 @@ def battle_seed(seed: int, opponent: str, chunk: int) -> int:
 
 
 def _battle_spec(opts: EvalOptions, opponent: str, rounds: int, chunk: int) -> "BattleSpec":
-    from tankrl.arena.battle import BattleSpec
+    from tankrl.arena.server.battle import BattleSpec
 
     s = battle_seed(opts.seed, opponent, chunk)
     env = {
@@ -118,8 +118,8 @@ def _battle_spec(opts: EvalOptions, opponent: str, rounds: int, chunk: int) -> "
 
 def _run_cancellable(spec: "BattleSpec", stop: threading.Event) -> "BattleResult":
     """run_battle in this thread's own event loop, cancelled (bots ended) once `stop` is set."""
-    from tankrl.arena import event_loop
-    from tankrl.arena.battle import run_battle_async
+    from tankrl.arena.server import event_loop
+    from tankrl.arena.server.battle import run_battle_async
 
     async def main() -> "BattleResult":
         battle = asyncio.ensure_future(run_battle_async(spec))
@@ -135,7 +135,7 @@ def _run_cancellable(spec: "BattleSpec", stop: threading.Event) -> "BattleResult
 def play_hosted(opts: EvalOptions, progress: Progress) -> Played:
     """Run the planned battles, `opts.jobs` at a time; raise the first battle's error (the
     others are cancelled and their bots ended)."""
-    from tankrl.arena.booter import resolve_bot
+    from tankrl.arena.server.booter import resolve_bot
     from tankrl.deploy.eval_stats import hosted_records
 
     our_name = resolve_bot(PPO_BOT).name

@@ -9,9 +9,10 @@ import logging
 import signal
 from typing import Any
 
-from tankrl.arena import event_loop
-from tankrl.arena.game_setup import GAME_TYPES
-from tankrl.arena.server import ArenaServer, ServerOptions
+from tankrl.arena.rules.game_setup import GAME_TYPES
+from tankrl.arena.server import event_loop
+from tankrl.arena.server.options import ServerOptions
+from tankrl.arena.server.server import ArenaServer
 
 
 def _csv(text: str) -> tuple[str, ...]:

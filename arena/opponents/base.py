@@ -10,7 +10,7 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from tankrl.arena import rng
+from tankrl.arena.rules import rng
 from tankrl.shared.angles import bearing_to, normalize_relative_angle
 from tankrl.shared.botview import BotView
 from tankrl.shared.intent import Intent

@@ -19,9 +19,9 @@ Driving "into a wall" is forward(5000): the official API cancels the distance on
 import numpy as np
 import numpy.typing as npt
 
-from tankrl.arena import rng
 from tankrl.arena.opponents.base import F64, Bool, ScriptedBot, fire_if_ready, scan_distance
 from tankrl.arena.opponents.moves import Moves, Script, Step
+from tankrl.arena.rules import rng
 from tankrl.shared.angles import normalize_relative_angle
 from tankrl.shared.botview import BotView
 from tankrl.shared.intent import Intent

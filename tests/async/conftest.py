@@ -1,6 +1,7 @@
 """Loopback fixtures: `make_server(**options)` starts an ArenaServer on 127.0.0.1 (a free port)
 in the test's event loop and closes it afterwards. The server's own frame reader and a whole
-game run on both event loops the arena supports (arena/event_loop.py): asyncio's and uvloop's."""
+game run on both event loops the arena supports (arena/server/event_loop.py): asyncio's and
+uvloop's."""
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
@@ -10,9 +11,15 @@ import pytest
 import uvloop
 from loopback import MakeServer
 
-from tankrl.arena.server import ArenaServer, ServerOptions
+from tankrl.arena.server.options import ServerOptions
+from tankrl.arena.server.server import ArenaServer
 
-BOTH_LOOPS = ("test_ws_connection.py", "test_server_game.py")
+BOTH_LOOPS = (
+    "test_ws_connection.py",
+    "test_server_game.py",
+    "test_server_turns.py",
+    "test_waiting.py",
+)
 
 
 def pytest_asyncio_loop_factories(

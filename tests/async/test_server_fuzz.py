@@ -10,7 +10,7 @@ from collections import Counter
 
 from loopback import MakeServer
 
-from tankrl.arena.raw_client import (
+from tankrl.arena.server.raw_client import (
     RawClient,
     join_as_bot,
     join_as_watcher,

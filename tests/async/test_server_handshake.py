@@ -5,8 +5,8 @@ version, game types), session ids checked (1008), bot and controller/observer se
 import pytest
 from loopback import MakeServer
 
-from tankrl.arena.raw_client import RawClient, join_as_bot, join_as_watcher, wait_for_bots
-from tankrl.arena.server import ArenaServer
+from tankrl.arena.server.raw_client import RawClient, join_as_bot, join_as_watcher, wait_for_bots
+from tankrl.arena.server.server import ArenaServer
 
 
 async def test_server_handshake_announces_a_1x_tank_royale_server(server: ArenaServer) -> None:

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tankrl.arena import intent_merge as merge
-from tankrl.arena import protocol as proto
-from tankrl.arena import server_messages as out
-from tankrl.arena.game_setup import GAME_TYPES, GameSetup
-from tankrl.arena.server import new_session_id
-from tankrl.arena.session import Lobby, LobbyBot, canonical_host
+from tankrl.arena.rules.game_setup import GAME_TYPES, GameSetup
+from tankrl.arena.server import intent_merge as merge
+from tankrl.arena.server import messages as out
+from tankrl.arena.server import protocol as proto
+from tankrl.arena.server.lobby import Lobby, LobbyBot, canonical_host
+from tankrl.arena.server.outbox import new_session_id
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

@@ -1,4 +1,4 @@
-"""arena/ws_connection.py on loopback: the server's own frame reader must deliver exactly what
+"""arena/server/connection.py on loopback: the server's own frame reader must deliver exactly what
 websockets would, in the same order, however the bytes are split, and hand websockets every
 frame it has to handle or refuse (pings, fragments, binary, close, unmasked, oversized); the
 controller's counting reader counts exactly the messages with its prefix and leaves every other
@@ -16,7 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
-from tankrl.arena.ws_connection import CountingClientConnection, DirectConnection, text_frames
+from tankrl.arena.server.connection import CountingClientConnection, DirectConnection, text_frames
 
 MAX_SIZE = 100_000
 
@@ -251,7 +251,7 @@ async def test_the_battle_runner_counts_counted_messages_as_signs_of_life(
 ) -> None:
     """`tankrl battle` gives up on a server that sent nothing for its idle timeout; ticks it
     only counts are something."""
-    from tankrl.arena.battle import BattleError, _recv_frame
+    from tankrl.arena.server.battle import BattleError, _recv_frame
 
     client, server_end = counting
 

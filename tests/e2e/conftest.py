@@ -11,9 +11,9 @@ import pytest
 from robocode_tank_royale import schema
 from robocode_tank_royale.bot_api.internal.json_util import to_camel_case
 
-from tankrl.arena import booter
-from tankrl.arena.server import ServerOptions
-from tankrl.arena.server_thread import ServerThread
+from tankrl.arena.server import booter
+from tankrl.arena.server.options import ServerOptions
+from tankrl.arena.server.thread import ServerThread
 
 BOTS = Path(__file__).parent / "bots"
 

@@ -20,9 +20,9 @@ import pytest
 import websockets
 from websockets.asyncio.server import ServerConnection
 
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
-from tankrl.arena.tick_messages import tick_for_bot
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.server.ticks import tick_for_bot
 
 BOTS = Path(__file__).resolve().parents[2] / "actor" / "bots"
 NAMES = sorted(p.name for p in BOTS.iterdir() if (p / f"{p.name}.py").is_file())

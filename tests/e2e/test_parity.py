@@ -19,9 +19,9 @@ from tankrl.actor.ppo_bot import (
     ENV_WEIGHTS,
     read_trajectory_file,
 )
-from tankrl.arena.battle import BattleSpec, run_battle
 from tankrl.arena.replay import read_replay
-from tankrl.arena.state_hash import state_hash
+from tankrl.arena.rules.state_hash import state_hash
+from tankrl.arena.server.battle import BattleSpec, run_battle
 from tankrl.shared.contracts import get_contract
 from tankrl.shared.policy import init_tensors
 from tankrl.shared.policy_files import encode_policy

@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
 from tankrl.arena.replay import ReplayRecorder
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
 from tankrl.deploy.replay_cmd import write_page
 from tankrl.shared.intent import Intent
 

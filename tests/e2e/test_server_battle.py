@@ -8,10 +8,10 @@ import sys
 import time
 from pathlib import Path
 
-from tankrl.arena.battle import BattleSpec, run_battle
 from tankrl.arena.replay import read_replay, resimulate
-from tankrl.arena.server import ServerOptions
-from tankrl.arena.server_thread import ServerThread
+from tankrl.arena.server.battle import BattleSpec, run_battle
+from tankrl.arena.server.options import ServerOptions
+from tankrl.arena.server.thread import ServerThread
 
 
 def test_a_1v1_of_scripted_opponents_completes_three_rounds(monkeypatch, opponent) -> None:  # type: ignore[no-untyped-def]

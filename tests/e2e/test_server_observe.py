@@ -5,7 +5,7 @@ identically, and every message has exactly the official schema's fields."""
 
 import asyncio
 
-from tankrl.arena.raw_client import join_as_watcher, start_game, wait_for_bots
+from tankrl.arena.server.raw_client import join_as_watcher, start_game, wait_for_bots
 
 
 async def watch(url: str) -> tuple[list[dict], list[dict]]:

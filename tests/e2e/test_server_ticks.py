@@ -10,14 +10,14 @@ from types import SimpleNamespace
 from robocode_tank_royale.bot_api.internal.json_util import from_json
 from robocode_tank_royale.bot_api.mapper.event_mapper import EventMapper
 
-from tankrl.arena.raw_client import (
+from tankrl.arena.server.messages import BOT_MESSAGE_TYPES
+from tankrl.arena.server.raw_client import (
     join_as_bot,
     join_as_watcher,
     play_bot,
     start_game,
     wait_for_bots,
 )
-from tankrl.arena.server_messages import BOT_MESSAGE_TYPES
 
 
 async def capture(url: str) -> list[dict]:

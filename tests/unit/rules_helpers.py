@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
-from tankrl.arena.tick_messages import events_for_bot
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.server.ticks import events_for_bot
 from tankrl.shared.intent import INTENT_FIELDS, Intent
 
 # Parking spots far from each other and from the walls (800 x 600 arena).

@@ -1,5 +1,5 @@
 """The booter's processes: booted bots run under SCHED_BATCH (Linux), threads and children included,
-so a woken bot does not preempt the server mid-send (arena/booter.py)."""
+so a woken bot does not preempt the server mid-send (arena/server/booter.py)."""
 
 import json
 import os
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tankrl.arena import booter
+from tankrl.arena.server import booter
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "sched_getscheduler"), reason="scheduling policies are Linux's"

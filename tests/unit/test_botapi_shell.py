@@ -1,8 +1,8 @@
 """The Bot API shell's view conversion: real engine battles (1v1 and 3-bot, scripted opponents,
 with scans, shots, hits, bullet collisions, walls, rams, deaths and wins) turned into
-TickEventForBot JSON by arena.tick_messages, parsed by the OFFICIAL Bot API exactly as its
+TickEventForBot JSON by arena.server.ticks, parsed by the OFFICIAL Bot API exactly as its
 WebSocket handler does (json -> from_json -> EventMapper.map_tick_event) and converted by
-`view_from_tick`, equal field by field to arena.views.fill_view for the same turn.
+`view_from_tick`, equal field by field to arena.rules.views.fill_view for the same turn.
 """
 
 import json
@@ -14,11 +14,11 @@ from robocode_tank_royale.bot_api.internal.json_util import from_json
 from robocode_tank_royale.bot_api.mapper.event_mapper import EventMapper
 
 from tankrl.actor.botapi_shell import view_from_tick
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
 from tankrl.arena.opponents import OPPONENTS
-from tankrl.arena.tick_messages import receives_tick, tick_for_bot
-from tankrl.arena.views import fill_view
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.rules.views import fill_view
+from tankrl.arena.server.ticks import receives_tick, tick_for_bot
 from tankrl.shared.botview import VIEW_DTYPES, BotView
 
 SCAN_FIELDS = ("scan_bot_id", "scan_x", "scan_y", "scan_direction", "scan_speed", "scan_energy")

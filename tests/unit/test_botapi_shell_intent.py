@@ -27,9 +27,9 @@ from robocode_tank_royale.bot_api.internal.json_util import from_json, to_json
 from robocode_tank_royale.bot_api.mapper.event_mapper import EventMapper
 
 from tankrl.actor.botapi_shell import SCRIPTED, DeciderBot, ShellHooks, copy_intent, load_bot_info
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
-from tankrl.arena.tick_messages import tick_for_bot
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.server.ticks import tick_for_bot
 from tankrl.shared.botview import BotView
 from tankrl.shared.intent import Intent
 

@@ -1,10 +1,10 @@
-"""The compiled angle rules (arena/compiled_angles.py) against shared/angles.py, the one the bots
-use: the normalisations bit for bit, directions and bearings to the last bits (numpy's arctan2 is
-its own implementation)."""
+"""The compiled angle rules (arena/rules/compiled_angles.py) against shared/angles.py, the one the
+bots use: the normalisations bit for bit, directions and bearings to the last bits (numpy's
+arctan2 is its own implementation)."""
 
 import numpy as np
 
-from tankrl.arena import compiled_angles as ca
+from tankrl.arena.rules import compiled_angles as ca
 from tankrl.shared import angles
 
 EDGES = [0.0, -0.0, 360.0, -360.0, 180.0, -180.0, 359.99999999999994, -1e-17, 720.0, 1e-300, 540.0]

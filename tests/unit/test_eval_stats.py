@@ -3,7 +3,7 @@
 
 import pytest
 
-from tankrl.arena.battle import BattleResult, BotTrace, RoundDetail
+from tankrl.arena.server.battle import BattleResult, BotTrace, RoundDetail
 from tankrl.deploy.eval_stats import (
     RoundRecord,
     Summary,

@@ -7,10 +7,10 @@ own ram cancels a forward; every step of a Script takes at least one turn.
 import numpy as np
 import numpy.typing as npt
 
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
 from tankrl.arena.opponents.moves import Moves, Script, Step
-from tankrl.arena.views import fill_view
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.rules.views import fill_view
 from tankrl.shared.botview import BotView
 from tankrl.shared.intent import Intent
 

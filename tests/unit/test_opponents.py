@@ -13,11 +13,11 @@ import numpy.typing as npt
 import pytest
 
 from tankrl.actor.gototest import GotoTest
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
 from tankrl.arena.opponents import OPPONENTS
 from tankrl.arena.opponents.base import fire_if_ready
-from tankrl.arena.views import fill_view
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.rules.views import fill_view
 from tankrl.shared.angles import bearing_to, calc_delta_angle
 from tankrl.shared.botview import BotView
 from tankrl.shared.intent import Intent

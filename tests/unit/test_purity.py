@@ -35,7 +35,8 @@ REPLAY_PAGE = (
     "tankrl.deploy.replay_cmd",
 )
 SERVER_PURE = tuple(
-    f"tankrl.arena.{m}" for m in ("protocol", "intent_merge", "session", "server_messages")
+    f"tankrl.arena.server.{m}"
+    for m in ("protocol", "intent_merge", "lobby", "game", "messages", "ticks")
 )
 
 CASES = {

@@ -14,10 +14,10 @@ import msgpack
 import numpy as np
 import pytest
 
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
 from tankrl.arena.replay import ReplayRecorder, read_replay
 from tankrl.arena.replay_frames import ReplayMismatchError, iter_frames, replay_frames
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
 from tankrl.deploy.replay_cmd import DATA_MARK, TITLE_MARK, page_data, render_page
 from tankrl.shared.intent import INTENT_FIELDS, Intent
 

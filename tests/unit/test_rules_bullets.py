@@ -11,7 +11,7 @@ of one owner collide, and a bullet that hit a bullet can still hit a bot.
 import pytest
 from rules_helpers import bot, events, flying, make_engine, place, run, run_until, started, step
 
-from tankrl.arena.engine import Engine
+from tankrl.arena.rules.engine import Engine
 
 NO_ASSIST = {"fire_assist": False}
 

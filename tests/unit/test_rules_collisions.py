@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from rules_helpers import bot, events, make_engine, place, run, started, step
 
-import tankrl.arena.engine as engine_module
+import tankrl.arena.rules.engine as engine_module
 
 
 # ---- §7.4 walls --------------------------------------------------------------------------------

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from rules_helpers import make_engine
 
-from tankrl.arena.engine import Engine
 from tankrl.arena.replay import Replay, ReplayRecorder, read_replay, resimulate
-from tankrl.arena.state_hash import state_hash
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.state_hash import state_hash
 from tankrl.shared.intent import INTENT_FIELDS, Intent
 
 SEED = 2024

@@ -11,7 +11,7 @@ import math
 import pytest
 from rules_helpers import bot, events, flying, place, run, started, step
 
-from tankrl.arena.engine import Engine
+from tankrl.arena.rules.engine import Engine
 
 NO_ASSIST = {"fire_assist": False}
 

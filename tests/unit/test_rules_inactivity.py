@@ -8,7 +8,7 @@ zaps can kill, and such deaths score as normal deaths; the counter restarts with
 import pytest
 from rules_helpers import bot, make_engine, place, run, started, step
 
-from tankrl.arena.engine import Engine
+from tankrl.arena.rules.engine import Engine
 
 
 def energies(engine: Engine) -> list[float]:

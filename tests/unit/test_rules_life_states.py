@@ -12,7 +12,7 @@ import math
 import pytest
 from rules_helpers import bot, events, flying, place, run, started, step
 
-from tankrl.arena.engine import Engine
+from tankrl.arena.rules.engine import Engine
 
 MOVE_AND_FIRE = {
     "target_speed": 8.0,

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from rules_helpers import make_engine
 
-from tankrl.arena.engine import Engine
+from tankrl.arena.rules.engine import Engine
 
 N_ARENAS = 2000
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rules_helpers import bullet_column, make_engine, new_speed
 
-from tankrl.arena.engine import Engine
+from tankrl.arena.rules.engine import Engine
 from tankrl.shared.intent import INTENT_FIELDS, Intent
 
 TURNS = 250

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from rules_helpers import bot, events, flying, place, run, started, step
 
-from tankrl.arena.engine import Engine
+from tankrl.arena.rules.engine import Engine
 
 
 def kill(engine: Engine, seat: int) -> None:

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from rules_helpers import PARK, bot, events, place, run_until, started, step
 
-from tankrl.arena.engine import Engine
-from tankrl.arena.scoring import ranks
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.scoring import ranks
 
 
 def act(engine: Engine, seat: int, fields: dict[str, object]) -> None:

@@ -1,13 +1,13 @@
-"""The engine's state groups are rows of a few blocks (arena/state.py): the compiled rules write
-through the blocks, the Python side reads and writes the named fields, and both must be the same
-memory, row by row."""
+"""The engine's state groups are rows of a few blocks (arena/rules/state.py): the compiled rules
+write through the blocks, the Python side reads and writes the named fields, and both must be the
+same memory, row by row."""
 
 import numpy as np
 import pytest
 
-from tankrl.arena import state
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.rules import state
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
 
 
 @pytest.mark.parametrize("group", ["bots", "intents", "bullets", "scores", "events"])

@@ -1,4 +1,4 @@
-"""The observers' tick and the bots' ticks of a turn tell one story (arena/tick_messages.py):
+"""The observers' tick and the bots' ticks of a turn tell one story (arena/server/ticks.py):
 in busy 3-bot battles (scans, shots, hits, walls, rams, deaths), every ticked bot's BotState in
 the observers' tick is its own tick's plus its identity, its bullets are the observers' bullets
 it owns, each event a bot sees about itself is among the observers' events, and ids, turn and
@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
 from tankrl.arena.opponents import OPPONENTS
-from tankrl.arena.tick_messages import ArenaTurn, receives_tick, tick_for_bot
-from tankrl.arena.views import fill_view
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.rules.views import fill_view
+from tankrl.arena.server.ticks import ArenaTurn, receives_tick, tick_for_bot
 from tankrl.shared.botview import BotView
 
 SHARED_EVENTS = ("BulletFiredEvent", "ScannedBotEvent", "BotHitWallEvent", "BotDeathEvent")
@@ -77,7 +77,7 @@ def test_observer_tick_agrees_with_every_bots_tick() -> None:
 def test_observer_ticks_begin_with_the_prefix_our_controllers_count_them_by() -> None:
     """`tankrl battle` (and bench/hosted.py) count observer ticks by their first bytes and
     decode only the rest."""
-    from tankrl.arena import server_messages as out
+    from tankrl.arena.server import messages as out
 
     engine = Engine(GameSetup(), n_arenas=1, n_bots=2)
     engine.step()

@@ -5,8 +5,8 @@ Draws come from the counter-based RNG keyed by (arena seed, round, bot), so a se
 
 import numpy as np
 
-from tankrl.arena import rng
-from tankrl.arena.state import F64, I32, Bool, Bots
+from tankrl.arena.rules import rng
+from tankrl.arena.rules.state import F64, I32, Bool, Bots
 from tankrl.shared.game_constants import BOT_RADIUS
 
 CELL = 50

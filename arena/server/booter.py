@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-BUILTIN_BOTS = REPO_ROOT / "actor" / "bots"
+BUILTIN_BOTS = Path(__file__).resolve().parents[2] / "actor" / "bots"
+"""The built-in bot directories (the folder above arena/ is the repository, or tankrl when
+installed from a wheel)."""
 
 
 class BootError(RuntimeError):

@@ -4,7 +4,7 @@
 
 import numpy as np
 
-from tankrl.arena.engine import Engine
+from tankrl.arena.rules.engine import Engine
 from tankrl.shared.botview import OWN_STATE, BotView
 
 _SCAN = ("x", "y", "direction", "speed", "energy")

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from operator import itemgetter
 from typing import Any, Final
 
-from tankrl.arena.engine import Engine
-from tankrl.arena.state import Bots, TurnEvents, row
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.state import Bots, TurnEvents, row
 
 Json = dict[str, Any]
 

@@ -8,8 +8,8 @@ import math
 
 from numba import njit
 
-from tankrl.arena.compiled_angles import DEG
-from tankrl.arena.state import (
+from tankrl.arena.rules.compiled_angles import DEG
+from tankrl.arena.rules.state import (
     DIRECTION,
     DIRECTION0,
     ENERGY,

@@ -12,8 +12,8 @@ import math
 import numpy as np
 from numba import njit
 
-from tankrl.arena.compiled_angles import DEG, direction_to
-from tankrl.arena.state import (
+from tankrl.arena.rules.compiled_angles import DEG, direction_to
+from tankrl.arena.rules.state import (
     BULLET_ACTIVE,
     BULLET_BULLET_ID,
     BULLET_DIRECTION,

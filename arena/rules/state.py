@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.rules.game_setup import GameSetup
 from tankrl.shared.game_constants import MAX_FIREPOWER, MIN_FIREPOWER
 
 F64 = npt.NDArray[np.float64]

@@ -1,14 +1,14 @@
 """Rules §4: the speed update with its zero-crossing quirks, move-then-turn, and the turn limits and
 adjust flags applied server-side. Compiled (numba), in place on one bot of the bots' float block
-(arena.state).
+(arena.rules.state).
 """
 
 import math
 
 from numba import njit
 
-from tankrl.arena.compiled_angles import DEG, normalize_absolute
-from tankrl.arena.state import (
+from tankrl.arena.rules.compiled_angles import DEG, normalize_absolute
+from tankrl.arena.rules.state import (
     DIRECTION,
     F64,
     GUN_DIRECTION,

@@ -1,7 +1,7 @@
 """BotIntent (protocol §7.3): parsing a bot's intent, and the per-turn merge that turns the
 intents of one turn into the engine's stored intent (shared.intent field names).
 
-Pure: arena/session.py feeds it the parsed intents and writes the merged values to the engine.
+Pure: arena/server/game.py feeds it the parsed intents and writes the merged values to the engine.
 """
 
 import re
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from math import isfinite
 from typing import Any, Final
 
-from tankrl.arena.protocol import Json, ProtocolError, opt_float, opt_int, opt_str
+from tankrl.arena.server.protocol import Json, ProtocolError, opt_float, opt_int, opt_str
 
 MOTION_FIELDS: Final = {
     "targetSpeed": "target_speed",

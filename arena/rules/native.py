@@ -14,12 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from tankrl.arena import rng
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
 from tankrl.arena.opponents import OPPONENTS
-from tankrl.arena.scoring import java_round
-from tankrl.arena.views import fill_view
+from tankrl.arena.rules import rng
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.rules.scoring import java_round
+from tankrl.arena.rules.views import fill_view
 from tankrl.shared.botview import BotView
 from tankrl.shared.intent import Intent
 

@@ -1,7 +1,8 @@
-"""The one rules engine: B arenas of N bots stepped together on preallocated arrays (rules §9).
+"""The one rules engine: B arenas of N bots stepped together on preallocated arrays
+(docs/rules.md §9).
 
-A turn is one compiled (numba) pass over the arenas, calling the rules modules' per-arena and
-per-bot functions in §9's order; a round's start and end (placement, round scores) run in numpy.
+A turn is one compiled (numba) pass over the arenas (arena/rules/turn.py); a round's start and
+end (placement, round scores) run in numpy here.
 The first call in a fresh checkout compiles the rules (20 s or more) and caches them on disk;
 `compile_rules()` does that up front (a server calls it before it accepts connections, so no
 client waits on a stalled event loop).
@@ -18,44 +19,14 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
-from tankrl.arena import bullets as gun
-from tankrl.arena import collisions, motion, radar, rng, scoring
-from tankrl.arena.game_setup import GameSetup
-from tankrl.arena.placement import place_bots
-from tankrl.arena.state import (
-    BULLET_ACTIVE,
-    DIRECTION,
-    DIRECTION0,
-    EVENT_BOT_BOT,
-    EVENT_BOT_WALL,
-    EVENT_RAMMED,
-    EVENT_ROUND_ENDED,
-    EVENT_SCANS,
-    EVENT_WON_ROUND,
-    F64,
-    GUN_DIRECTION,
-    GUN_DIRECTION0,
-    I32,
-    I64,
-    IN_MAP,
-    INTENT_FIREPOWER,
-    INTENT_GUN_TURN_RATE,
-    INTENT_RADAR_TURN_RATE,
-    INTENT_TARGET_SPEED,
-    INTENT_TURN_RATE,
-    RADAR_DIRECTION,
-    RADAR_DIRECTION0,
-    SCANNED_PREV,
-    SCANNED_PREV_X,
-    SCANNED_PREV_Y,
-    X0,
-    Y0,
+from tankrl.arena.rules import bullets as gun
+from tankrl.arena.rules import rng, scoring
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.rules.placement import place_bots
+from tankrl.arena.rules.state import (
     Bool,
     BulletEvents,
-    X,
-    Y,
     alloc_bots,
     alloc_bullets,
     alloc_events,
@@ -65,6 +36,7 @@ from tankrl.arena.state import (
     blocks,
     bullet_capacity,
 )
+from tankrl.arena.rules.turn import turn, turn_starts
 from tankrl.shared.game_constants import BOT_RADIUS, INITIAL_ENERGY, INITIAL_GUN_HEAT
 from tankrl.shared.intent import INTENT_FIELDS, Intent
 
@@ -105,7 +77,7 @@ class Engine:
         scf, sct, sci = blocks(self.scores)
         evb, evi, evp, evf, eva = blocks(self.events)
         self._blocks = (bf, bb, itf, itb, bla, bli, blf, scf, sct, sci, evb, evi, evp, evf, eva)
-        """The state's blocks in `_turn`'s argument order."""
+        """The state's blocks in `turn`'s argument order."""
         self._teleport_x, self._teleport_y = np.zeros((b, n)), np.zeros((b, n))
         self._count = np.zeros(3, np.int64)
         self._log_i = np.empty((8, 0), np.int64)
@@ -168,7 +140,6 @@ class Engine:
         self.bullets.active[:, mask] = False
         scoring.reset_round(self.scores, mask)
         bots = self.bots
-        m2 = mask[:, None]
         bots.in_map[mask] = True
         for name, value in (("energy", INITIAL_ENERGY), ("gun_heat", INITIAL_GUN_HEAT)):
             getattr(bots, name)[mask] = value
@@ -185,7 +156,6 @@ class Engine:
             self.height,
             self.initial_positions,
         )
-        del m2
         self.needs_round[mask] = False
 
     def reset_arenas(self, mask: Bool) -> None:
@@ -195,14 +165,14 @@ class Engine:
     # ---- the turn ------------------------------------------------------------------------------
     def step(self) -> None:
         """Process one turn in every arena whose game is not over (§9)."""
-        starts, firsts = _turn_starts(self.game_over, self.needs_round, self.turn_number)
+        starts, firsts = turn_starts(self.game_over, self.needs_round, self.turn_number)
         if starts:
             self._start_round(self.needs_round & ~self.game_over)
         if firsts:
             self._teleports(~self.game_over)
         self._log_room()
         count, log_i, log_f = self._count, self._log_i, self._log_f
-        status, self.bullet_width, ended = _turn(
+        status, self.bullet_width, ended = turn(
             *self._blocks,
             self.width,
             self.height,
@@ -253,7 +223,7 @@ class Engine:
     def _log_room(self) -> None:
         """Make the bullet event log big enough for this turn: new bullets take the lowest free
         slots, so an arena has at most min(width + N, capacity) bullets in flight after firing,
-        and the log needs room for all their pairs or all their hits (as `_turn` sizes it)."""
+        and the log needs room for all their pairs or all their hits (as `turn` sizes it)."""
         f = min(self.bullet_width + self.n_bots, self.capacity)
         room = self.n_arenas * max(f * (f - 1) // 2, f * max(self.n_bots - 1, 1))
         if room > self._log_i.shape[1]:
@@ -282,7 +252,6 @@ class Engine:
         return scoring.results(self.totals, arena)
 
 
-# ---- the compiled turn ---------------------------------------------------------------------------
 @functools.cache
 def compile_rules() -> None:
     """Compile the turn's kernels now (or load them from the on-disk cache: well under a
@@ -292,148 +261,3 @@ def compile_rules() -> None:
 
 _NO_BULLET_EVENTS: Final = BulletEvents.empty()
 """A turn's bullet events when it had none (most turns): shared, never written."""
-
-
-@njit(cache=True)
-def _turn_starts(game_over: Bool, needs_round: Bool, turn_number: I32) -> tuple[bool, bool]:
-    """(whether a running arena starts a round now, whether one is about to play turn 1): the
-    two checks before every step in one call (numpy mask arithmetic and any() cost microseconds
-    each: at B = 1 they were half the step)."""
-    starts = firsts = False
-    for a in range(game_over.shape[0]):
-        if not game_over[a]:
-            starts = starts or needs_round[a]
-            firsts = firsts or needs_round[a] or turn_number[a] == 0
-    return starts, firsts
-
-
-@njit(cache=True)
-def _turn(
-    bf: F64,
-    bb: Bool,
-    itf: F64,
-    itb: Bool,
-    bla: Bool,
-    bli: I32,
-    blf: F64,
-    scf: F64,
-    sct: F64,
-    sci: I32,
-    evb: Bool,
-    evi: I32,
-    evp: Bool,
-    evf: F64,
-    eva: Bool,
-    width: F64,
-    height: F64,
-    turn_number: I32,
-    inactivity: I32,
-    next_id: I32,
-    game_over: Bool,
-    teleport_x: F64,
-    teleport_y: F64,
-    w: int,
-    cooling: float,
-    max_inactivity: int,
-    count: I64,
-    log_i: I64,
-    log_f: F64,
-) -> tuple[int, int, int]:
-    """§9 steps 3-12 and 14-15 for every arena, on the state's blocks (bots bf/bb, intents
-    itf/itb, bullets bla/bli/blf, scores scf/sct/sci, events evb/evi/evp/evf/eva; arena.state).
-
-    Returns (0, or 1 when an arena ran out of bullet slots, or 2 when the bullet event log is too
-    small; the new bullet width; how many arenas' rounds ended). The turn's bullet events go to
-    count, log_i and log_f (see arena.bullets), which the caller sizes (Engine._log_room)."""
-    n_arenas, n = bf.shape[1], bf.shape[2]
-    for a in range(n_arenas):
-        running = not game_over[a]
-        eva[EVENT_ROUND_ENDED, a] = False
-        for i in range(n):
-            evb[EVENT_WON_ROUND, a, i] = False
-            for j in range(n):
-                evp[EVENT_BOT_BOT, a, i, j] = False
-                evp[EVENT_RAMMED, a, i, j] = False
-            bf[X0, a, i], bf[Y0, a, i] = bf[X, a, i], bf[Y, a, i]
-            bf[DIRECTION0, a, i] = bf[DIRECTION, a, i]
-            bf[GUN_DIRECTION0, a, i] = bf[GUN_DIRECTION, a, i]
-            bf[RADAR_DIRECTION0, a, i] = bf[RADAR_DIRECTION, a, i]
-        if running:
-            turn_number[a] += 1
-        for i in range(n):  # guns, then moves: firing can leave a bot disabled (§3)
-            enabled = running and bb[IN_MAP, a, i] and not scoring.disabled(bf, bb, a, i)
-            slot = gun.fire_or_cool(
-                bf, bb, itf, itb, bla, bli, blf, a, i, enabled, next_id, cooling, evb, evi
-            )
-            if slot == gun.NO_SLOT:
-                return 1, w, 0
-            w = max(w, slot + 1)
-        for i in range(n):
-            if running and bb[IN_MAP, a, i] and not scoring.disabled(bf, bb, a, i):
-                motion.execute_intent(bf, itf, itb, a, i)
-        first_turn = turn_number[a] == 1
-        for i in range(n):
-            if running and bb[IN_MAP, a, i] and not first_turn:
-                collisions.bot_wall(bf, bb, a, i, width[a], height[a], evb)
-            else:
-                evb[EVENT_BOT_WALL, a, i] = False
-        if running:
-            collisions.bot_bot(
-                bf, bb, scf, sct, sci, evp, evf, a, first_turn, teleport_x, teleport_y
-            )
-        for i in range(n):
-            if running and bb[IN_MAP, a, i]:
-                collisions.clamp_into_arena(bf, a, i, width[a], height[a])
-        radar.scan(bf, bb, itb, a, running, evp, evf)
-        _remember_scans(bf, bb, evp, a, running)
-
-    flying = 0  # room for the bullet events: every bullet, every pair of one arena, every hit
-    pairs = 0
-    for a in range(n_arenas):
-        f = 0
-        for k in range(w):
-            f += bla[BULLET_ACTIVE, k, a]
-        flying += f
-        pairs += f * (f - 1) // 2
-    if max(pairs, flying * max(n - 1, 1)) > log_i.shape[1]:
-        return 2, w, 0
-    count[:] = 0
-
-    ended = 0
-    for a in range(n_arenas):
-        running = not game_over[a]
-        any_hit = gun.resolve(
-            bla, bli, blf, bf, bb, scf, sct, sci, a, running, w, width[a], height[a],
-            count, log_i, log_f,
-        )  # fmt: skip
-        scoring.inactivity(bf, bb, inactivity, a, any_hit, running, max_inactivity)
-        for i in range(n):  # §9 step 13: disabled bots' target speed, turn rates and power are 0
-            if scoring.disabled(bf, bb, a, i):
-                itf[INTENT_TARGET_SPEED, a, i] = 0.0
-                itf[INTENT_TURN_RATE, a, i] = 0.0
-                itf[INTENT_GUN_TURN_RATE, a, i] = 0.0
-                itf[INTENT_RADAR_TURN_RATE, a, i] = 0.0
-                itf[INTENT_FIREPOWER, a, i] = 0.0
-        scoring.deaths(bf, bb, scf, a, running, evb)
-        eva[EVENT_ROUND_ENDED, a] = scoring.round_over(bf, bb, bla, a, running, w)
-        ended += eva[EVENT_ROUND_ENDED, a]
-    return 0, w, ended
-
-
-@njit(cache=True)
-def _remember_scans(bf: F64, bb: Bool, evp: Bool, a: int, running: bool) -> None:
-    """Keep, per bot, whether it scanned this turn and the nearest scanned position (for fire
-    assist next turn)."""
-    n = bf.shape[2]
-    for i in range(n):
-        nearest, best = -1, np.inf
-        for j in range(n):
-            if evp[EVENT_SCANS, a, i, j]:
-                d = np.hypot(bf[X, a, j] - bf[X, a, i], bf[Y, a, j] - bf[Y, a, i])
-                if d < best:
-                    nearest, best = j, d
-        if running:
-            bb[SCANNED_PREV, a, i] = nearest >= 0
-        if nearest >= 0:
-            bf[SCANNED_PREV_X, a, i] = bf[X, a, nearest]
-            bf[SCANNED_PREV_Y, a, i] = bf[Y, a, nearest]

@@ -1,12 +1,12 @@
 """Rules §7.4-7.6: bots against walls (first-hit damage and events), bots against bots (0.6 each,
 revert, ramming flags, ram scoring) and the final clamp. Compiled (numba), in place on one arena
-of the bots' blocks (arena.state).
+of the bots' blocks (arena.rules.state).
 """
 
 from numba import njit
 
-from tankrl.arena.compiled_angles import calc_bearing, direction_to
-from tankrl.arena.state import (
+from tankrl.arena.rules.compiled_angles import calc_bearing, direction_to
+from tankrl.arena.rules.state import (
     DIRECTION,
     ENERGY,
     EVENT_BOT_BOT,

@@ -13,7 +13,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.rules.game_setup import GameSetup
 
 Json = dict[str, Any]
 IntentFn = Callable[[Json], Json | None]

@@ -22,12 +22,13 @@ from typing import Any
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
-from tankrl.arena import booter, event_loop
-from tankrl.arena import server_messages as out
-from tankrl.arena.game_setup import GameSetup
-from tankrl.arena.server import ArenaServer, ServerOptions
-from tankrl.arena.session import RecorderFactory
-from tankrl.arena.ws_connection import CountingClientConnection
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.server import booter, event_loop
+from tankrl.arena.server import messages as out
+from tankrl.arena.server.connection import CountingClientConnection
+from tankrl.arena.server.game import RecorderFactory
+from tankrl.arena.server.options import ServerOptions
+from tankrl.arena.server.server import ArenaServer
 
 Json = dict[str, Any]
 

@@ -8,7 +8,7 @@ arena; the once-a-round scoring (round scores, ranks, totals) stays in numpy ove
 import numpy as np
 from numba import njit
 
-from tankrl.arena.state import (
+from tankrl.arena.rules.state import (
     BULLET_ACTIVE,
     ENERGY,
     EVENT_DIED,

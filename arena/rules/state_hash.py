@@ -11,7 +11,7 @@ import struct
 
 import numpy as np
 
-from tankrl.arena.engine import Engine
+from tankrl.arena.rules.engine import Engine
 
 _BOT_FIELDS = (
     "x",

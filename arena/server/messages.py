@@ -1,5 +1,5 @@
 """The outgoing half of the Tank Royale protocol: the server's non-tick messages as camelCase
-JSON objects (ticks come from arena/tick_messages.py), and `encode`, the one serialiser of every
+JSON objects (ticks come from arena/server/ticks.py), and `encode`, the one serialiser of every
 outgoing message. Pure: the session builds them, the server shell encodes and sends them.
 
 Only schema fields are sent and nulls are omitted (as Gson does). Bots only ever receive the
@@ -12,7 +12,7 @@ from typing import Any, Final
 
 import orjson
 
-from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.rules.game_setup import GameSetup
 from tankrl.shared.game_constants import BEHAVIOR_VERSION
 
 Json = dict[str, Any]

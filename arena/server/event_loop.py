@@ -1,7 +1,7 @@
 """The event loop the arena's server runs on: uvloop's where it is installed (Linux and macOS;
 libuv underneath, its transports and loop written in C), otherwise asyncio's own.
 
-With arena/ws_connection.py reading and writing the hosted game's frames straight off the
+With arena/server/connection.py reading and writing the hosted game's frames straight off the
 transports, the loop's own bookkeeping (selecting, reading, writing, scheduling callbacks) is
 a large part of what a turn costs the server: uvloop takes about a tenth off the server's CPU
 per turn (bench/hosted.py --server-cpu). Everything here works on either loop.

@@ -1,7 +1,6 @@
-"""The server's game state machine, without I/O: the lobby of connected bots, selection of a
-game's participants from StartGame addresses, and one game from GameStarted through the turn
+"""The server's game state machine, without I/O: one game from GameStarted through the turn
 loop's bookkeeping (ready set, intent merge, who answered since the last tick, skipped turns,
-pause/step) to GameEnded. The shell (arena/server.py) moves frames and keeps the time.
+pause/step) to GameEnded. The shell (arena/server/server.py) moves frames and keeps the time.
 
 Bot ids: 1..N in the order the controller listed the addresses (duplicates and unmatched ones
 dropped), fixed for the whole game. Seat s of the engine plays the s-th bot that was ready; when
@@ -11,73 +10,20 @@ Over 300 lines: a game's phases share its seat and id bookkeeping, so they stay 
 """
 
 import enum
-import ipaddress
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
-from tankrl.arena import server_messages as out
-from tankrl.arena.engine import Engine
-from tankrl.arena.game_setup import GameSetup
-from tankrl.arena.intent_merge import BotIntent, IntentSlot
-from tankrl.arena.tick_messages import ArenaTurn
+from tankrl.arena.rules.engine import Engine
+from tankrl.arena.rules.game_setup import GameSetup
+from tankrl.arena.server import messages as out
+from tankrl.arena.server.intent_merge import BotIntent, IntentSlot
+from tankrl.arena.server.lobby import LobbyBot
+from tankrl.arena.server.ticks import ArenaTurn
 
 Json = dict[str, Any]
-
-
-def canonical_host(host: str) -> str:
-    """Address matching as the official server does it: 'localhost' and the IPv6 loopback are
-    127.0.0.1, IPv4-mapped IPv6 addresses are their IPv4 address, names are lower-cased."""
-    h = host.strip().strip("[]").lower()
-    if h in ("localhost", "::1"):
-        return "127.0.0.1"
-    try:
-        ip = ipaddress.ip_address(h)
-    except ValueError:
-        return h
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return str(ip.ipv4_mapped)
-    return str(ip)
-
-
-@dataclass
-class LobbyBot:
-    """A bot that completed its handshake."""
-
-    session_id: str
-    info: Json
-    host: str
-    port: int
-    initial_position: tuple[float | None, float | None, float | None] | None = None
-
-    def bot_info(self) -> Json:
-        return out.bot_info(self.session_id, self.info, self.host, self.port)
-
-
-@dataclass
-class Lobby:
-    bots: dict[str, LobbyBot] = field(default_factory=dict)
-
-    def add(self, bot: LobbyBot) -> None:
-        self.bots[bot.session_id] = bot
-
-    def remove(self, session_id: str) -> bool:
-        return self.bots.pop(session_id, None) is not None
-
-    def list_update(self) -> Json:
-        return out.bot_list_update(b.bot_info() for b in self.bots.values())
-
-    def select(self, addresses: Iterable[tuple[str, int]]) -> list[LobbyBot]:
-        """The connected bots at these addresses, in the listed order, each once."""
-        by_address = {(canonical_host(b.host), b.port): b for b in self.bots.values()}
-        chosen: list[LobbyBot] = []
-        for host, port in addresses:
-            bot = by_address.get((canonical_host(host), port))
-            if bot is not None and bot not in chosen:
-                chosen.append(bot)
-        return chosen
 
 
 class Recorder(Protocol):

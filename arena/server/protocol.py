@@ -1,9 +1,10 @@
-"""The incoming half of the Tank Royale protocol (../shared/reference/tank-royale-protocol.md):
-WebSocket text frames from bots, controllers and observers decoded (orjson) and validated into
-typed messages (BotIntent and its merge live in arena/intent_merge.py).
+"""The incoming half of the Tank Royale protocol (docs/protocol.md): WebSocket text frames from
+bots, controllers and observers decoded (orjson) and validated into typed messages (BotIntent
+and its merge live in arena/server/intent_merge.py).
 
-Pure: no I/O. The server shell (arena/server.py) feeds it frames; a `ProtocolError` means "close
-this one client with this code and reason", an `InvalidRequest` means "ignore and log" (§6.1).
+Pure: no I/O. The server shell (arena/server/server.py) feeds it frames; a `ProtocolError` means
+"close this one client with this code and reason", an `InvalidRequest` means "ignore and log"
+(docs/protocol.md §6.1).
 Unknown fields are ignored and nulls mean "absent" everywhere, as the official server does.
 Over 300 lines: one validator per incoming message type, kept together as the vocabulary.
 """
@@ -15,7 +16,7 @@ from typing import Any, Final
 
 import orjson
 
-from tankrl.arena.game_setup import GameSetup
+from tankrl.arena.rules.game_setup import GameSetup
 
 Json = dict[str, Any]
 

@@ -14,10 +14,11 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from tankrl.arena import event_loop
-from tankrl.arena.engine import compile_rules
-from tankrl.arena.server import ArenaServer, ServerOptions
-from tankrl.arena.session import RecorderFactory
+from tankrl.arena.rules.engine import compile_rules
+from tankrl.arena.server import event_loop
+from tankrl.arena.server.game import RecorderFactory
+from tankrl.arena.server.options import ServerOptions
+from tankrl.arena.server.server import ArenaServer
 
 T = TypeVar("T")
 
