@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tankrl.shared.contracts import Contract, ContractError
+from tankrl.shared.game_constants import bullet_speed
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -95,7 +96,7 @@ class GotoAimExpert:
         power = 3.0 - 1.8 * ramp
         px, py = ex, ey
         for _ in range(3):
-            flight = np.hypot(px - ox, py - oy) / (20.0 - 3.0 * power)
+            flight = np.hypot(px - ox, py - oy) / bullet_speed(power)
             px = np.clip(ex + LEAD * e_speed * flight * np.cos(e_dir), 18.0, w - 18.0)
             py = np.clip(ey + LEAD * e_speed * flight * np.sin(e_dir), 18.0, h - 18.0)
         gx, gy = self._orbit(obs, ox, oy, ex, ey, distance)

@@ -4,7 +4,10 @@ Source: ../shared/reference/tank-royale-rules.md §2-§8 and bot-math.md. Used b
 the bot-side math and the observation encoders alike.
 """
 
-from typing import Final
+from typing import Final, TypeVar
+
+import numpy as np
+import numpy.typing as npt
 
 ACCELERATION: Final = 1.0
 DECELERATION: Final = -2.0  # negative, as in the official code
@@ -42,21 +45,22 @@ BONUS_PER_LAST_SURVIVOR: Final = 10.0
 BEHAVIOR_VERSION: Final = 1
 """The outcome-compatibility epoch the official server advertises (ADR-0042)."""
 
+P = TypeVar("P", float, npt.NDArray[np.float64])
+"""A firepower: one float, or an array of them."""
 
-def bullet_speed(power: float) -> float:
-    """Bullet speed for a firepower: 20 - 3p, with p clamped to [0.1, 3]."""
-    p = min(max(power, MIN_FIREPOWER), MAX_FIREPOWER)
-    return 20.0 - 3.0 * p
+
+# The bullet and gun formulas, written once: plain arithmetic, so the rules engine compiles these
+# very functions (numba) and the bot side calls them on floats or numpy arrays alike.
+def bullet_speed(power: P) -> P:
+    """Speed of a bullet fired with `power` (a fired bullet's power lies in [0.1, 3]): 20 - 3p."""
+    return 20.0 - 3.0 * power
 
 
 def bullet_damage(power: float) -> float:
-    """Damage a bullet deals: 4p, plus 2(p - 1) when p > 1."""
-    damage = 4.0 * power
-    if power > 1.0:
-        damage += 2.0 * (power - 1.0)
-    return damage
+    """Damage a bullet of `power` deals: 4p, plus 2(p - 1) when p > 1."""
+    return 4.0 * power + 2.0 * max(power - 1.0, 0.0)
 
 
-def gun_heat_after_firing(power: float) -> float:
-    """Gun heat right after firing with a power: 1 + p/5."""
+def gun_heat_after_firing(power: P) -> P:
+    """Gun heat right after firing with `power`: 1 + p/5."""
     return 1.0 + power / 5.0

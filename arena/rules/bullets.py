@@ -51,6 +51,7 @@ from tankrl.arena.rules.state import (
     X,
     Y,
 )
+from tankrl.shared import game_constants
 from tankrl.shared.game_constants import (
     BOT_RADIUS,
     BULLET_HIT_ENERGY_GAIN_FACTOR,
@@ -77,10 +78,9 @@ class BulletCapacityError(RuntimeError):
     """An arena has more bullets in flight than its slots; the capacity formula is wrong."""
 
 
-@njit(cache=True)
-def damage(power: float) -> float:
-    """4p, plus 2(p - 1) when p > 1."""
-    return 4.0 * power + 2.0 * max(power - 1.0, 0.0)
+damage = njit(cache=True)(game_constants.bullet_damage)
+bullet_speed = njit(cache=True)(game_constants.bullet_speed)
+gun_heat_after_firing = njit(cache=True)(game_constants.gun_heat_after_firing)
 
 
 @njit(cache=True)
@@ -112,7 +112,7 @@ def fire_or_cool(
     if not (f >= MIN_FIREPOWER and bf[ENERGY, a, i] > f):
         return -1
     p = min(f, MAX_FIREPOWER)
-    bf[GUN_HEAT, a, i] = 1.0 + p / 5.0
+    bf[GUN_HEAT, a, i] = gun_heat_after_firing(p)
     bf[ENERGY, a, i] -= f
     evb[EVENT_FIRED, a, i] = True
     slot = -1
@@ -137,7 +137,7 @@ def fire_or_cool(
     bli[BULLET_OWNER, slot, a] = i
     bli[BULLET_BULLET_ID, slot, a] = next_id[a]
     blf[BULLET_POWER, slot, a] = p
-    blf[BULLET_SPEED, slot, a] = 20.0 - 3.0 * p
+    blf[BULLET_SPEED, slot, a] = bullet_speed(p)
     blf[BULLET_START_X, slot, a] = x
     blf[BULLET_START_Y, slot, a] = y
     blf[BULLET_DIRECTION, slot, a] = direction

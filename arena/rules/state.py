@@ -15,7 +15,12 @@ import numpy as np
 import numpy.typing as npt
 
 from tankrl.arena.rules.game_setup import GameSetup
-from tankrl.shared.game_constants import MAX_FIREPOWER, MIN_FIREPOWER
+from tankrl.shared.game_constants import (
+    MAX_FIREPOWER,
+    MIN_FIREPOWER,
+    bullet_speed,
+    gun_heat_after_firing,
+)
 
 F64 = npt.NDArray[np.float64]
 I32 = npt.NDArray[np.int32]
@@ -245,8 +250,8 @@ def bullet_capacity(setup: GameSetup, n_bots: int) -> int:
     ceil(1.02 / cooling) turns.
     """
     diagonal = math.hypot(setup.arena_width, setup.arena_height)
-    lifetime = math.ceil(diagonal / (20.0 - 3.0 * MAX_FIREPOWER)) + 2
-    interval = max(1, math.ceil((1.0 + MIN_FIREPOWER / 5.0) / setup.gun_cooling_rate))
+    lifetime = math.ceil(diagonal / bullet_speed(MAX_FIREPOWER)) + 2
+    interval = max(1, math.ceil(gun_heat_after_firing(MIN_FIREPOWER) / setup.gun_cooling_rate))
     return n_bots * (lifetime // interval + 2)
 
 
