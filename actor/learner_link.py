@@ -122,12 +122,7 @@ class LearnerLink:
 
     def fetch(self, timeout_s: float) -> WeightsUpdate | None:
         """Long-poll the learner for a version newer than the slot's (None on timeout)."""
-        call = self.learner.wait_weights.remote(self.slot.version, timeout_s, True)
-        got = ray.get(call, timeout=timeout_s + CALL_TIMEOUT_S)
-        if got is None:
-            return None
-        data = got if isinstance(got, bytes) else ray.get(got[0], timeout=CALL_TIMEOUT_S)
-        return WeightsUpdate.decode(data)
+        return fetch_weights(self.learner, self.slot.version, timeout_s)
 
     def stats(self) -> dict[str, int]:
         return {
@@ -137,3 +132,22 @@ class LearnerLink:
             "buffered": self.pending,
             **{f"learner_{k}": v for k, v in self.verdicts.items()},
         }
+
+
+def fetch_weights(
+    learner: Any, have_version: int, timeout_s: float = 0.0, inline: bool = True
+) -> WeightsUpdate | None:
+    """The learner's newest WeightsUpdate if newer than `have_version`, else None.
+
+    With `timeout_s` > 0 it long-polls `wait_weights` (returns as soon as a version is
+    published; `inline` lets small policies come in the reply itself); with 0 it asks
+    `get_weights` once. Blocks the calling thread (a bot actor's, a driver's)."""
+    if timeout_s > 0:
+        call = learner.wait_weights.remote(have_version, timeout_s, inline)
+        got = ray.get(call, timeout=timeout_s + CALL_TIMEOUT_S)
+    else:
+        got = ray.get(learner.get_weights.remote(have_version), timeout=CALL_TIMEOUT_S)
+    if got is None:
+        return None
+    data = got if isinstance(got, bytes) else ray.get(got[0], timeout=CALL_TIMEOUT_S)
+    return WeightsUpdate.decode(data)

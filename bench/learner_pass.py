@@ -23,7 +23,7 @@ import ray
 import torch
 
 from bench.judge import Target, finish
-from tankrl.learner.publisher import fetch_weights
+from tankrl.actor.learner_link import fetch_weights
 from tankrl.learner.service import get_or_create_learner
 from tankrl.learner.testing import synthetic_round
 from tankrl.learner.trainer import Trainer

@@ -4,7 +4,8 @@ The training thread calls `publish`. Bots either call the learner's `get_weights
 call: None when current, else [ObjectRef] to `ray.get`) or long-poll `wait_weights(have,
 timeout_s)`, which returns as soon as a newer version exists: the WeightsUpdate bytes themselves
 when they fit in a Ray reply (INLINE_MAX_BYTES; a 64-wide v2 policy is ~60 KB), which saves each
-bot a second round trip, else [ObjectRef]. `fetch_weights` is the bot-side call for both.
+bot a second round trip, else [ObjectRef]. The bot side of both is actor/learner_link.py's
+`fetch_weights`.
 """
 
 import asyncio
@@ -12,7 +13,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -24,9 +24,6 @@ PUBLISH_TIMES_KEPT = 1024
 INLINE_MAX_BYTES = 90 * 1024
 """Long-poll replies carry the bytes inline up to this size (below Ray's 100 KB inline limit,
 so they never enter the object store); larger policies go by ObjectRef."""
-
-RPC_SLACK_S = 60.0
-"""How long `fetch_weights` waits for the learner beyond the long-poll timeout."""
 
 Fetched = bytes | list[ray.ObjectRef[bytes]] | None
 
@@ -113,23 +110,3 @@ class Publisher:
         """policy_version -> wall time (time.time()) of its publish, for the recent versions."""
         with self._lock:
             return dict(self._published_at)
-
-
-def fetch_weights(
-    learner: Any, have_version: int, timeout_s: float = 0.0, inline: bool = True
-) -> WeightsUpdate | None:
-    """Bot side: the newest WeightsUpdate if newer than `have_version`, else None.
-
-    With `timeout_s` > 0 it long-polls (returns as soon as a version is published; `inline`
-    lets small policies come in the reply); with 0 it is one `get_weights` call. Blocks the
-    calling thread; use from a Ray actor or driver.
-    """
-    if timeout_s > 0:
-        call = learner.wait_weights.remote(have_version, timeout_s, inline)
-        got: Fetched = ray.get(call, timeout=timeout_s + RPC_SLACK_S)
-    else:
-        got = ray.get(learner.get_weights.remote(have_version), timeout=RPC_SLACK_S)
-    if got is None:
-        return None
-    data = got if isinstance(got, bytes) else ray.get(got[0])
-    return WeightsUpdate.decode(data)

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import ray
 
+from tankrl.actor.learner_link import fetch_weights
 from tankrl.learner.package import export_package, load_package
-from tankrl.learner.publisher import fetch_weights
 from tankrl.learner.service import get_or_create_learner
 from tankrl.learner.testing import random_tensors, synthetic_round
 from tankrl.shared.config import LearnerConfig, PPOConfig, RunConfig
