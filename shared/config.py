@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from tankrl.shared.contracts import CONTRACTS, DEFAULT_CONTRACT
+from tankrl.shared.game_constants import SAMPLE_BOTS
 
 T = TypeVar("T")
 
@@ -109,18 +110,7 @@ class ArenaConfig:
             raise ConfigError("arena timeouts must be positive microseconds")
 
 
-DEFAULT_OPPONENTS = (
-    "Target",
-    "SpinBot",
-    "Walls",
-    "Corners",
-    "Crazy",
-    "Fire",
-    "RamFire",
-    "TrackFire",
-    "VelociBot",
-    "MyFirstBot",
-)
+DEFAULT_OPPONENTS = SAMPLE_BOTS
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,21 @@ BONUS_PER_RAM_KILL: Final = 0.30
 SCORE_PER_SURVIVAL: Final = 50.0
 BONUS_PER_LAST_SURVIVOR: Final = 10.0
 
+SAMPLE_BOTS: Final = (
+    "Target",
+    "SpinBot",
+    "Walls",
+    "Corners",
+    "Crazy",
+    "Fire",
+    "RamFire",
+    "TrackFire",
+    "VelociBot",
+    "MyFirstBot",
+)
+"""The ten 1v1 sample bots of the official distribution (docs/rules.md §14.1): arena/opponents
+plays a behaviour-equivalent of each, and actor/bots holds a bot directory of each."""
+
 BEHAVIOR_VERSION: Final = 1
 """The outcome-compatibility epoch the official server advertises (ADR-0042)."""
 

@@ -26,6 +26,6 @@ OPPONENTS: dict[str, type[ScriptedBot]] = {
         MyFirstBot,
     )
 }
-"""The registry: sample-bot name -> scripted opponent class."""
+"""The registry: bot name -> scripted opponent class (every name of shared's SAMPLE_BOTS)."""
 
 __all__ = ["OPPONENTS", "ScriptedBot"]

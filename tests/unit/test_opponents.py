@@ -1,7 +1,7 @@
 """Scripted opponents (arena.opponents) in the native engine: each one's observable signature of
-its §14.1 description, with seat 0 = the opponent and seat 1 = a deterministic dummy (parked at
-the arena centre) in B = 8 arenas; the registry. Determinism and seeding live in
-test_opponents_determinism.py, which reuses `run_battle` from here.
+its docs/rules.md §14.1 description, with seat 0 = the opponent and seat 1 = a deterministic dummy
+(parked at the arena centre) in B = 8 arenas. The registry is checked in test_opponent_list.py,
+determinism and seeding in test_opponents_determinism.py, which reuses `run_battle` from here.
 """
 
 from collections.abc import Callable
@@ -95,14 +95,6 @@ def run_battle(
 
 def _stack(items: list[Any]) -> dict[str, npt.NDArray[Any]]:
     return {f.name: np.stack([getattr(i, f.name) for i in items]) for f in fields(items[0])}
-
-
-def test_registry_holds_the_ten_sample_bots_by_name() -> None:
-    assert list(OPPONENTS) == [
-        "Target", "SpinBot", "Walls", "Corners", "Crazy",
-        "Fire", "RamFire", "TrackFire", "VelociBot", "MyFirstBot",
-    ]  # fmt: skip
-    assert all(cls.name == name for name, cls in OPPONENTS.items())
 
 
 def test_target_sits_still_until_below_80_then_turns_right_65_and_drives_100() -> None:
