@@ -1,4 +1,4 @@
-"""The goto and aimTo controllers of contract v2 (seed 000, with bot-math.md's correction).
+"""The goto and aimTo controllers of contract v2 (docs/rules.md §A).
 
 Called by actor.actions with the decoded goto/aim points and the bot's own state, arrays [B];
 returns body turn rate, target speed and gun turn rate for the intent. Tank Royale angles:

@@ -1,7 +1,7 @@
 """A hand-written demonstrator for goto/aim contracts (v2): raw actions from observations alone.
 
 Pure numpy, batch-first. It reads only the contract's own features (by name), so what it does is
-a function of what the policy sees, which is what behaviour cloning (learner/pretrain.py) needs:
+a function of what the policy sees, which is what behaviour cloning (deploy/pretrain.py) needs:
 
 - aim: LEAD x the linear extrapolation of the enemy over the bullet's flight time (3 iterations);
 - fire: when the gun is within FIRE_WITHIN_DEG of the aim point; power falls linearly from 3 at

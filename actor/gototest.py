@@ -1,6 +1,6 @@
 """GotoTest: the v2 goto/aimTo controllers (actor.controllers) driven without a network, batched.
 
-A prototype bot (seed 000's "GotoTest"): it drives to a random point with the goto controller
+A demonstration bot for the controllers: it drives to a random point with the goto controller
 until within 20 units, or until it has made no progress toward it for 25 turns, then picks the
 next point (uniform in the arena, 50 units from the walls). The radar spins left at 45 deg/turn
 on its own (all three adjust flags on, hence fire assist off, as the Bot API couples them); the

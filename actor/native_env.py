@@ -1,5 +1,5 @@
 """NativeEnv: B arenas of the native engine seen through the brain: observations from the
-contract's encoder, raw actions through its decoder and controllers, rewards per seed 001.
+contract's encoder, raw actions through its decoder and controllers, rewards from actor/reward.py.
 
 Auto-reset follows Gymnasium's next-step mode: the step after a round ended returns the first
 observation of the next round with reward 0 (the action for that arena is ignored, as the server

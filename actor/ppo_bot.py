@@ -1,7 +1,7 @@
 """The PPO bot on the official Bot API: every turn the brain decides with the current weights,
 the decision is recorded, and at round end one Trajectory goes to the sink (the learner link).
 
-Terminal/truncation (seed 001): a round that ends naturally (win, loss or the server's round end)
+Terminal or truncated: a round that ends naturally (win, loss or the server's round end)
 is terminal (value 0 after it); a game that is aborted or a lost connection truncates the round
 and the learner bootstraps from the critic's value of the last observation.
 """

@@ -1,4 +1,4 @@
-"""Seed 001's reward: per turn my energy change minus the enemy's, plus round score / 100.
+"""The reward: per turn my energy change minus the enemy's, plus round score / 100.
 
 actor.brain feeds it our energy (BotView) and the enemy estimate (EnemyTracker, exact while the
 radar holds the lock); the round-end bonus is added by the caller that knows the round score.

@@ -1,4 +1,4 @@
-"""EnemyTracker (seed 001) for B bots at once: enemy estimate, fire detection and the radar.
+"""EnemyTracker for B bots at once: enemy estimate, fire detection and the radar.
 
 Reads each tick's BotView (scan, events, own state); its estimate and history feed
 actor.observation and actor.reward, and `radar_turn_rate()` goes into the next intent.
@@ -11,8 +11,8 @@ Conventions chosen here:
   them (clamped into [18, size - 18]). `energy` is the last scanned energy plus every change that
   our own events reveal exactly (our bullets' damage, its 3p gains from hitting us, rams,
   inactivity zaps), so it is exact while the radar holds the lock.
-- A scan's energy is taken before that turn's bullets and zaps (rules §5, §9), so those events
-  are applied after the scan of their own tick; rams and wall hits happen before it.
+- A scan's energy is taken before that turn's bullets and zaps (docs/rules.md §5, §9), so those
+  events are applied after the scan of their own tick; rams and wall hits happen before it.
 - The per-turn path runs for B = 1 on every hosted turn, so it counts numpy calls: the estimate
   is one [6, B] array (x, y, speed, energy, direction, fire power) whose rows the history and
   actor.observation copy in one call each, rare events are skipped when no bot has them, and
@@ -176,7 +176,7 @@ class EnemyTracker:
         if rammed:
             np.copyto(e, view.hit_bot_energy, where=view.hit_bot)
         np.copyto(e, view.scan_energy, where=scanned)
-        # after this tick's scan: bullet hits both ways and the inactivity zap (rules §9)
+        # after this tick's scan: bullet hits both ways and the inactivity zap (docs/rules.md §9)
         if np.count_nonzero(view.bullet_hit) or np.count_nonzero(view.hit_by_bullet):
             hits = np.logical_or(view.bullet_hit, view.hit_by_bullet)
             zap_turn = np.add(view.turn_number, MAX_INACTIVITY_TURNS, dtype=np.int64)

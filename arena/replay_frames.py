@@ -30,7 +30,7 @@ class BotFrame:
     radar_direction: float
     radar_sweep: float
     """Signed degrees the radar swept this turn: the scan arc runs from `radar_direction -
-    radar_sweep` to `radar_direction` (rules §5)."""
+    radar_sweep` to `radar_direction` (docs/rules.md §5)."""
     energy: float
     alive: bool
     scanned: bool

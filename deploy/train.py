@@ -183,7 +183,8 @@ def _finish(
     print_fn(report(60.0 * minutes, stats, []))
     print_fn(
         f"\nweights: {run_dir}/latest (policy_version {saved['policy_version']}), "
-        f"checkpoints in {run_dir}/checkpoint_1..3, config {run_dir}/config.json, "
+        f"checkpoints in {run_dir}/checkpoint_1..{cfg.learner.keep_checkpoints}, "
+        f"config {run_dir}/config.json, "
         f"metrics {run_dir}/tb\nnext:\n"
         f"  tankrl evaluate {run_dir} --rounds 100\n"
         f"  tankrl plot {cfg.run}\n"

@@ -5,9 +5,9 @@ Layout of `weights/<run>/`:
     latest -> .latest-v<version>-<pid>-<n>/   a relative symlink to the newest policy dir
     checkpoint_1/ .. _N/     rotated every `checkpoint_every_rounds` rounds (1 is the newest)
     tb/                      TensorBoard scalars
-A policy dir holds exactly the policy files (manifest.json + one .npy per tensor, see manifest.py)
-and a `train/` subdir with the optimizer and normaliser state, so the policy files stay
-weights-only and a package is the policy dir minus `train/`.
+A policy dir holds exactly the policy files (manifest.json + one .npy per tensor, see
+shared/policy_files.py) and a `train/` subdir with the optimizer and normaliser state, so the
+policy files stay weights-only and a package is the policy dir minus `train/`.
 
 Atomic replace of `latest`: the new dir is written under a fresh name and fsynced, a temporary
 symlink to it is renamed over `latest` (rename(2) is atomic), the run dir is fsynced and only

@@ -1,7 +1,8 @@
 """The PPO update: clipped surrogate with the stored behaviour log-prob, value loss, entropy bonus.
 
 `train_pass` runs `update_epochs` epochs of shuffled minibatches over one batch (the rounds of
-one training pass, after GAE) with global gradient-norm clipping, and returns its statistics.
+one training pass, after GAE) with the gradient norm clipped per network, and returns its
+statistics.
 """
 
 from dataclasses import dataclass, fields
@@ -106,10 +107,9 @@ _STAT_KEYS = (
 
 
 def clip_per_network(model: ActorCritic, max_norm: float) -> torch.Tensor:
-    """Clip the actor's (with log-std) and the critic's gradients to `max_norm` each (seed 001:
-    "gradient clipping (max norm 0.5) for both networks"). One global norm would let the value
-    loss, often orders of magnitude larger, shrink the policy's steps to nothing. Returns the
-    actor's norm before clipping."""
+    """Clip the actor's (with log-std) and the critic's gradients to `max_norm` each. One global
+    norm would let the value loss, often orders of magnitude larger, shrink the policy's steps to
+    nothing. Returns the actor's norm before clipping."""
     actor = [*model.actor.parameters(), model.log_std]
     norm = torch.nn.utils.clip_grad_norm_(actor, max_norm, foreach=True)
     torch.nn.utils.clip_grad_norm_(model.critic.parameters(), max_norm, foreach=True)
@@ -155,8 +155,9 @@ def train_pass(
 ) -> dict[str, float]:
     """Epochs of shuffled minibatches over `batch`; returns mean losses, KL, clip fraction.
 
-    With `cfg.target_kl` > 0 the pass ends after the first minibatch whose approx_kl (measured
-    before its step) exceeds 1.5 x target_kl, as Stable-Baselines3 does: a policy with a small
+    With `cfg.target_kl` > 0 the pass ends after the step of the first minibatch whose approx_kl
+    (measured before that step) exceeds 1.5 x target_kl (Stable-Baselines3 uses the same bound
+    but skips that minibatch's step): a policy with a small
     action std moves far in KL for small changes of its means, and later epochs would push it
     further. `stopped_early` says whether that happened.
     """

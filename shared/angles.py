@@ -1,10 +1,10 @@
 """Tank Royale angle math: normalisation, directions and bearings, in degrees.
 
-Conventions (bot-math.md): 0 deg = east, counter-clockwise positive; a positive bearing means the
-point lies to the left. Every public function takes a float or a float64 array, rejects NaN and
-infinities naming the argument, and returns the same kind. Each is that check plus one kernel;
-hot paths whose inputs are already known finite (actor.brain checks every BotView once) call the
-kernels `relative_unchecked` and `offset_bearing_unchecked` directly.
+Conventions (docs/rules.md §A): 0 deg = east, counter-clockwise positive; a positive bearing means
+the point lies to the left. Every public function takes a float or a float64 array, rejects NaN and
+infinities naming the argument, and returns the same kind. Each is that check plus one kernel; hot
+paths whose inputs are already known finite (actor.brain checks every BotView once) call the kernels
+`relative_unchecked` and `offset_bearing_unchecked` directly.
 """
 
 from typing import Any

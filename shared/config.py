@@ -25,7 +25,7 @@ def option(default: T, help: str) -> T:
 
 @dataclass(frozen=True)
 class PPOConfig:
-    """PPO and GAE hyper-parameters (seed 001's defaults)."""
+    """PPO and GAE hyper-parameters (CleanRL-style defaults; the named configs tune them)."""
 
     gamma: float = option(0.99, "discount factor")
     gae_lambda: float = option(0.95, "GAE lambda")
@@ -34,7 +34,7 @@ class PPOConfig:
     vf_coef: float = option(0.5, "value-loss coefficient")
     learning_rate: float = option(3e-4, "Adam learning rate (actor and critic)")
     adam_eps: float = option(1e-5, "Adam epsilon")
-    max_grad_norm: float = option(0.5, "global gradient-norm clip")
+    max_grad_norm: float = option(0.5, "gradient-norm clip, for the actor and the critic each")
     update_epochs: int = option(4, "PPO epochs per training pass")
     minibatch_size: int = option(64, "turns per minibatch (shuffled)")
     hidden_size: int = option(64, "width of the two hidden layers of actor and critic")
@@ -204,7 +204,9 @@ class RunConfig:
 
     run: str = option("default", "run name: output goes to weights/<run>/")
     contract: str = option(DEFAULT_CONTRACT, "observation/action contract (v1 or v2)")
-    seed: int = option(0, "base seed; component i uses seed + i")
+    seed: int = option(
+        0, "base seed: model init and minibatch order; each bot actor derives its own from it"
+    )
     weights_dir: str = option("weights", "where run directories live")
     ppo: PPOConfig = field(default_factory=PPOConfig)
     learner: LearnerConfig = field(default_factory=LearnerConfig)

@@ -1,6 +1,6 @@
 """Tank Royale constants as the official server 1.1.0 and Bot API 1.4.0 define them.
 
-Source: ../shared/reference/tank-royale-rules.md §2-§8 and bot-math.md. Used by the rules engine,
+Source: docs/rules.md §2-§8 and docs/rules.md §A. Used by the rules engine,
 the bot-side math and the observation encoders alike.
 """
 

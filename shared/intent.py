@@ -1,4 +1,4 @@
-"""A batch of BotIntents (protocol §7.3): what B bots ask the server to do next turn.
+"""A batch of BotIntents (docs/protocol.md §7.3): what B bots ask the server to do next turn.
 
 Deciders (the PPO brain, the scripted opponents) write one; the rules engine applies it, the Bot
 API shell copies it into the official API's intent. Float fields are float64, flags are bool.

@@ -1,6 +1,6 @@
 """Bot-side movement math: turn limits, the speed planner and the stop distance.
 
-Exactly the official Bot API helpers as bot-math.md states them (getNewTargetSpeed,
+Exactly the official Bot API helpers as docs/rules.md §A states them (getNewTargetSpeed,
 calcMaxTurnRate, getDistanceTraveledUntilStop), and the turn-limited speed of the goto
 controller (ours, not the Bot API's). Used by the goto controller and the scripted
 opponents' emulation of blocking moves. Floats in, floats out; arrays in, arrays out. The public

@@ -1,5 +1,6 @@
-"""Scripted opponents: our behaviour-equivalents of the ten 1v1 sample bots of rules §14.1, written
-from their one-line descriptions, each batched over n arenas and deciding from a BotView only.
+"""Scripted opponents: our behaviour-equivalents of the ten 1v1 sample bots of docs/rules.md §14.1,
+written from their one-line descriptions, each batched over n arenas and deciding from a BotView
+only.
 
 `OPPONENTS` maps a bot name to its class; build one with `OPPONENTS[name](n, seeds)`.
 """

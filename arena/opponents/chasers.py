@@ -1,4 +1,4 @@
-"""Scripted opponents always on the move: RamFire and Crazy (rules §14.1), batched.
+"""Scripted opponents always on the move: RamFire and Crazy (docs/rules.md §14.1), batched.
 
 RamFire: searches by turning the body 5 deg per turn (left or right: the side its last target was
   on). On a scan it turns to face the scanned bot and then drives the scanned distance + 5 into

@@ -1,4 +1,4 @@
-"""Scripted opponent MyFirstBot (rules §14.1), batched.
+"""Scripted opponent MyFirstBot (docs/rules.md §14.1), batched.
 
 MyFirstBot: loops forward 100, gun right 360, back 100, gun right 360 (blocking moves; the radar
   follows the gun, so each gun spin sweeps the whole arena). It fires power 1 on every scan (fire

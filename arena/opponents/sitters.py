@@ -1,4 +1,5 @@
-"""Scripted opponents that mostly sit still: Target, Fire and TrackFire (rules §14.1), batched.
+"""Scripted opponents that mostly sit still: Target, Fire and TrackFire (docs/rules.md §14.1),
+batched.
 
 Target: stands still and never fires or turns anything. Each time its energy falls below its
   trigger (80 at round start, then 60, 40, ...) it lowers the trigger by 20, turns right 65 deg

@@ -1,4 +1,5 @@
-"""Scripted opponents driven by continuous rates: SpinBot and VelociBot (rules §14.1), batched.
+"""Scripted opponents driven by continuous rates: SpinBot and VelociBot (docs/rules.md §14.1),
+batched.
 
 SpinBot: circles forever: body turn right at the full rate (the server limits it to 6.25 deg/turn
   at speed 5) while driving forward with its max speed set to 5 (the planner accelerates by 1 per
@@ -6,8 +7,8 @@ SpinBot: circles forever: body turn right at the full rate (the server limits it
   power 3 (fire assist aims the shot at the last scan).
 VelociBot: the rate-based API demo: gun turn rate 15 always; a turn counter from the round start
   sets turn rate 0 and target speed +4 every 64 turns (at 0, 64, ...) and target speed -6 half-way
-  (32, 96, ...), written raw, so reversing from +4 triggers the server's zero-crossing brake
-  (4 -> 1 -> -0.5 -> ..., rules §4.1). When hit by a bullet it sets turn rate 5; on hitting a wall
+  (32, 96, ...), written raw, so reversing from +4 triggers the server's zero-crossing brake (4 -> 1
+  -> -0.5 -> ..., docs/rules.md §4.1). When hit by a bullet it sets turn rate 5; on hitting a wall
   it negates its target speed. On a scan it fires power 1 (our addition: the one-line description
   names no shot, and a gun turning forever without firing would make it harmless).
 Event reactions run before the turn's own logic, as the official API dispatches handlers first.

@@ -1,4 +1,4 @@
-"""Scripted opponents that live at the walls: Walls and Corners (rules §14.1), batched.
+"""Scripted opponents that live at the walls: Walls and Corners (docs/rules.md §14.1), batched.
 
 Walls: at round start turns right by (direction mod 90) to face a wall square on, drives until it
   hits that wall, turns the gun right 90 and the body right 90; from then on it drives along the

@@ -1,6 +1,6 @@
-"""Rules §6-§7.3: guns (fire or cool, fire assist), bullets in flight (advance, leave the arena,
-hit bullets, hit bots) and their scoring. Compiled (numba), one arena at a time, on slot-major
-Bullets [K, B].
+"""docs/rules.md §6-§7.3: guns (fire or cool, fire assist), bullets in flight (advance, leave the
+arena, hit bullets, hit bots) and their scoring. Compiled (numba), one arena at a time, on
+slot-major Bullets [K, B].
 
 Only slots below `w` (Engine.bullet_width: the most bullets any arena has had at once) are ever
 used. The order of application follows bullet ids (creation order), as the server's bullet list

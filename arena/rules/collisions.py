@@ -1,6 +1,6 @@
-"""Rules §7.4-7.6: bots against walls (first-hit damage and events), bots against bots (0.6 each,
-revert, ramming flags, ram scoring) and the final clamp. Compiled (numba), in place on one arena
-of the bots' blocks (arena.rules.state).
+"""docs/rules.md §7.4-7.6: bots against walls (first-hit damage and events), bots against bots (0.6
+each, revert, ramming flags, ram scoring) and the final clamp. Compiled (numba), in place on one
+arena of the bots' blocks (arena.rules.state).
 """
 
 from numba import njit

@@ -1,4 +1,5 @@
-"""GameSetup (protocol §4): the rules parameters of one battle, with the 1v1 preset's defaults.
+"""GameSetup (docs/protocol.md §4): the rules parameters of one battle, with the 1v1 preset's
+defaults.
 
 The server builds it from a controller's StartGame, the native env from ArenaConfig; the engine
 reads the physics parameters from it.
@@ -29,7 +30,7 @@ class GameSetup:
     default_turns_per_second: int = 30
 
     def validate(self, game_types: tuple[str, ...] = GAME_TYPES) -> "GameSetup":
-        """Apply the official server's StartGame validation (protocol §6.1)."""
+        """Apply the official server's StartGame validation (docs/protocol.md §6.1)."""
         if self.game_type not in game_types:
             raise GameSetupError(f"gameType {self.game_type!r} is not one of {list(game_types)}")
         if self.number_of_rounds < 1:

@@ -1,6 +1,6 @@
-"""Rules §4: the speed update with its zero-crossing quirks, move-then-turn, and the turn limits and
-adjust flags applied server-side. Compiled (numba), in place on one bot of the bots' float block
-(arena.rules.state).
+"""docs/rules.md §4: the speed update with its zero-crossing quirks, move-then-turn, and the turn
+limits and adjust flags applied server-side. Compiled (numba), in place on one bot of the bots'
+float block (arena.rules.state).
 """
 
 import math

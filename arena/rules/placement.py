@@ -1,6 +1,7 @@
-"""Rules §11: starting positions. Each bot takes a random free cell of the 50-unit grid, a random
-point inside it 18 units from the cell's edges, and one random direction for body, gun and radar.
-Draws come from the counter-based RNG keyed by (arena seed, round, bot), so a seed fixes a battle.
+"""docs/rules.md §11: starting positions. Each bot takes a random free cell of the 50-unit grid, a
+random point inside it 18 units from the cell's edges, and one random direction for body, gun and
+radar. Draws come from the counter-based RNG keyed by (arena seed, round, bot), so a seed fixes a
+battle.
 """
 
 import numpy as np

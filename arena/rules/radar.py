@@ -1,7 +1,7 @@
-"""Rules §5: radar scans. A bot that moved or asked to rescan sweeps the circular sector between its
-old and new radar direction (radius 1200; a ray when the sweep is 0) and sees every bot whose
-18-unit circle touches it. Compiled (numba): fills TurnEvents.scans [B, scanner, target] and the
-scan snapshots of one arena.
+"""docs/rules.md §5: radar scans. A bot that moved or asked to rescan sweeps the circular sector
+between its old and new radar direction (radius 1200; a ray when the sweep is 0) and sees every bot
+whose 18-unit circle touches it. Compiled (numba): fills TurnEvents.scans [B, scanner, target] and
+the scan snapshots of one arena.
 """
 
 import math

@@ -1,4 +1,4 @@
-"""Rules §8, §10, §12: inactivity zaps, deaths with survival and last-survivor scoring, the
+"""docs/rules.md §8, §10, §12: inactivity zaps, deaths with survival and last-survivor scoring, the
 round-over test, round scores with kill bonuses, ranks, WonRoundEvent and game totals.
 
 The per-turn rules (disabled, inactivity, deaths, round over) are compiled (numba) and work on one

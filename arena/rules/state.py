@@ -57,7 +57,7 @@ class Bots(NamedTuple):
 
 
 class StoredIntents(NamedTuple):
-    """The persistent intent of every bot [B, N] (protocol §7.3)."""
+    """The persistent intent of every bot [B, N] (docs/protocol.md §7.3)."""
 
     target_speed: F64
     turn_rate: F64

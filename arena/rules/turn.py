@@ -156,7 +156,7 @@ def turn(
             count, log_i, log_f,
         )  # fmt: skip
         scoring.inactivity(bf, bb, inactivity, a, any_hit, running, max_inactivity)
-        for i in range(n):  # §9 step 13: disabled bots' target speed, turn rates and power are 0
+        for i in range(n):  # §9 step 3.13: disabled bots' target speed, turn rates and power are 0
             if scoring.disabled(bf, bb, a, i):
                 itf[INTENT_TARGET_SPEED, a, i] = 0.0
                 itf[INTENT_TURN_RATE, a, i] = 0.0

@@ -1,4 +1,4 @@
-"""Boot bot processes the way the official booter does (tank-royale-rules.md §14.2): a bot
+"""Boot bot processes the way the official booter does (docs/rules.md §14.2): a bot
 directory holds `<base>.json` and `<base>.py` (or `<base>.sh`), base = the directory's name or
 the JSON's `base`; the bot runs in its own process group with cwd = its directory and the
 booter's environment (SERVER_URL, SERVER_SECRET, BOT_BOOTED, BOT_NAME, BOT_VERSION, ...).
@@ -163,9 +163,9 @@ def _schedule_as_batch(pid: int) -> None:
     its tick then waits for a free core instead of preempting the server, so the server's ticks
     for the other bots go out before the bots start to think. Both bots of a battle are treated
     alike; the policy needs no privileges and is inherited by the bot's threads and children.
-    On 2 cores it more than halves the server's part of a hosted turn (bench/hosted.py, three
-    alternated runs: 700-900 -> 310-375 us; ratio 0.59-0.65 -> 0.73-0.85). Called right after
-    exec, before the bot's interpreter starts threads; a bot already gone is left alone."""
+    On 2 cores it more than halves the server's part of a hosted turn (`python -m bench.hosted`
+    shows it). Called right after exec, before the bot's interpreter starts threads; a bot
+    already gone is left alone."""
     set_policy = getattr(os, "sched_setscheduler", None)
     if set_policy is None:
         return

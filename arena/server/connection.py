@@ -3,8 +3,8 @@
 A bot's intent and its next tick are the critical path of every hosted turn. Through websockets'
 general machinery each incoming message is parsed by a generator, queued in the message
 assembler and handed over by waking the connection's reader task; each outgoing one is framed
-through the Sans-I/O protocol's writer. On this project's 2-core machines that costs as much as
-the turn itself. So, once the HTTP upgrade is done, these connections read the frame stream
+through the Sans-I/O protocol's writer, which on 2 cores costs about as much as the turn itself.
+So, once the HTTP upgrade is done, these connections read the frame stream
 themselves (RFC 6455 §5.2; a client's frames are masked, a server's are not):
 
 - `DirectConnection` (the server's): a complete, unfragmented Text frame goes straight to

@@ -3,8 +3,8 @@ libuv underneath, its transports and loop written in C), otherwise asyncio's own
 
 With arena/server/connection.py reading and writing the hosted game's frames straight off the
 transports, the loop's own bookkeeping (selecting, reading, writing, scheduling callbacks) is
-a large part of what a turn costs the server: uvloop takes about a tenth off the server's CPU
-per turn (bench/hosted.py --server-cpu). Everything here works on either loop.
+a large part of what a turn costs the server, and uvloop's is cheaper (`python -m bench.hosted
+--server-cpu` measures the server's CPU per turn). Everything here works on either loop.
 """
 
 import asyncio

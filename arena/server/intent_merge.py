@@ -1,4 +1,4 @@
-"""BotIntent (protocol §7.3): parsing a bot's intent, and the per-turn merge that turns the
+"""BotIntent (docs/protocol.md §7.3): parsing a bot's intent, and the per-turn merge that turns the
 intents of one turn into the engine's stored intent (shared.intent field names).
 
 Pure: arena/server/game.py feeds it the parsed intents and writes the merged values to the engine.

@@ -1,10 +1,10 @@
-"""Protocol §7: the engine's state and events of one arena as TickEventForBot and
+"""docs/protocol.md §7: the engine's state and events of one arena as TickEventForBot and
 TickEventForObserver JSON objects (camelCase dicts), with the in-tick event objects.
 
 A hot path (every bot and the observers, every turn): `ArenaTurn` reads a turn's engine arrays
 once into Python lists, and every message of that turn is built from those lists.
 Bot ids are seat + 1. Events are built in a fixed order (the official server's order is arbitrary).
-Our choice (rules §13.2): BotDeathEvent goes to every bot still receiving ticks, not only to
+Our choice (docs/rules.md §13.2): BotDeathEvent goes to every bot still receiving ticks, not only to
 observers.
 """
 

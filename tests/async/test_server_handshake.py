@@ -122,7 +122,8 @@ async def test_a_second_handshake_is_refused(server: ArenaServer) -> None:
 
 
 async def test_the_official_bot_handshake_with_nulls_is_accepted(server: ArenaServer) -> None:
-    """The exact shape the PyPI 1.4.0 Bot API sends (protocol §8), nulls and session_id too."""
+    """The exact shape the PyPI 1.4.0 Bot API sends (docs/protocol.md §8), nulls and session_id
+    too."""
     watcher = await join_as_watcher(server.url)
     bot = await RawClient.connect(server.url)
     await bot.send({

@@ -1,7 +1,7 @@
 """The pure halves of the server (no sockets): decoding and validating every incoming message
 type (anything malformed is a ProtocolError with a close code, never another exception; numbers
 out of range keep their reasons), encoding outgoing messages as compact UTF-8 JSON, the
-intent merge of protocol §7.3, address matching and id order, id remapping, session ids, the
+intent merge of docs/protocol.md §7.3, address matching and id order, id remapping, session ids, the
 announced version, and that the pure modules import no sockets, Ray, torch or Bot API."""
 
 import json

@@ -145,7 +145,8 @@ def flying(engine: Engine, arena: int = 0) -> list[dict[str, float]]:
 
 
 def new_speed(v: float, t: float) -> float:
-    """Independent oracle for calcNewBotSpeed (rules §4.1), written from the reference text."""
+    """Independent oracle for calcNewBotSpeed (docs/rules.md §4.1), written from the rules'
+    text."""
     if v < 0.0:
         return -new_speed(-v, -t)
     if v == 0.0:

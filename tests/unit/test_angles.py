@@ -1,5 +1,6 @@
-"""shared.angles: every angle test vector in bot-math.md (normalisation edge cases, directionTo,
-bearings with positive = left, calcDeltaAngle) and ValueError naming a non-finite argument."""
+"""shared.angles: every angle test vector in docs/rules.md §A (normalisation edge cases,
+directionTo, bearings with positive = left, calcDeltaAngle) and ValueError naming a non-finite
+argument."""
 
 import math
 

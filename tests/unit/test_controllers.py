@@ -1,8 +1,7 @@
 """actor.controllers: goto (forward/reverse choice with its hysteresis, steering, the
 turn-limited speed, the sign-correct speed planner, arrival) and aimTo (direction and the +-20
 cap), including gotos simulated with the server's speed rule. Tank Royale convention: a
-positive rate turns left (counter-clockwise); seed 000's
-"target to the right -> positive" wording predates that convention, so right is negative here."""
+positive rate turns left (counter-clockwise), so a target to the right gives a negative rate."""
 
 import math
 
@@ -18,7 +17,7 @@ def a(*values: float) -> np.ndarray:
 
 
 def server_speed(v: float, t: float) -> float:
-    """The official server's calcNewBotSpeed (rules §4.1), as a test oracle."""
+    """The official server's calcNewBotSpeed (docs/rules.md §4.1), as a test oracle."""
     if v < 0.0:
         return -server_speed(-v, -t)
     if v == 0.0:

@@ -1,5 +1,5 @@
 """shared.movement: the speed planner, turn limits and stop distance against every test vector in
-bot-math.md and against the official Bot API wheel (IntentValidator) on random inputs."""
+docs/rules.md §A and against the official Bot API wheel (IntentValidator) on random inputs."""
 
 import math
 

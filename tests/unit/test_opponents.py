@@ -248,7 +248,8 @@ def test_velocibot_alternates_plus_4_minus_6_and_shows_the_zero_crossing_brake()
     assert clean.sum() >= 2
     ts = it["target_speed"][:, clean]
     assert np.all(ts[0:32] == 4.0) and np.all(ts[32:64] == -6.0) and np.all(ts[64:70] == 4.0)
-    # the intent answering tick 33 asks for -6 at speed 4: 4 -> 1 -> -0.5 -> -1.5 (rules §4.1)
+    # the intent answering tick 33 asks for -6 at speed 4: 4 -> 1 -> -0.5 -> -1.5
+    # (docs/rules.md §4.1)
     assert np.all(me["speed"][32:36, clean].T == [4.0, 1.0, -0.5, -1.5])
 
 

@@ -1,11 +1,11 @@
-"""Rules §7.1-§7.3 bullets in flight: §7.1 a bullet whose current position is at or past a wall
-(x <= 0, y <= 0, x >= width, y >= height) is removed with a BulletHitWallEvent to its owner;
-§7.2 the damage table (0.1 -> 0.4, 1 -> 4, 2 -> 10, 3 -> 16), 3p back to the shooter (only while
-it is in the map), the look-ahead segment tick -> tick + 1 (inclusive touching; the muzzle segment
-is never tested), own bullets never hit the shooter, one bullet can hit several bots,
-BulletHitBotEvent to shooter and victim; §7.3 bullet-bullet: crossing or collinear-overlapping
-segments, both removed, each owner gets a BulletHitBulletEvent with its own bullet first, bullets
-of one owner collide, and a bullet that hit a bullet can still hit a bot.
+"""docs/rules.md §7.1-§7.3 bullets in flight: §7.1 a bullet whose current position is at or past a
+wall (x <= 0, y <= 0, x >= width, y >= height) is removed with a BulletHitWallEvent to its owner;
+§7.2 the damage table (0.1 -> 0.4, 1 -> 4, 2 -> 10, 3 -> 16), 3p back to the shooter (only while it
+is in the map), the look-ahead segment tick -> tick + 1 (inclusive touching; the muzzle segment is
+never tested), own bullets never hit the shooter, one bullet can hit several bots, BulletHitBotEvent
+to shooter and victim; §7.3 bullet-bullet: crossing or collinear-overlapping segments, both removed,
+each owner gets a BulletHitBulletEvent with its own bullet first, bullets of one owner collide, and
+a bullet that hit a bullet can still hit a bot.
 """
 
 import pytest

@@ -1,6 +1,6 @@
-"""Rules §7.4-§7.6 bot collisions: §7.4 walls (pushed back along the movement segment, damage
-max(|v|/2 - 1, 0) from the new speed: 8 -> 3, 6 -> 2, 4 -> 1, <= 2 -> 0, only on a first hit so
-pushing into a wall alternates events, speed 0 every time, not checked on turn 1); §7.5 bots
+"""docs/rules.md §7.4-§7.6 bot collisions: §7.4 walls (pushed back along the movement segment,
+damage max(|v|/2 - 1, 0) from the new speed: 8 -> 3, 6 -> 2, 4 -> 1, <= 2 -> 0, only on a first hit
+so pushing into a wall alternates events, speed 0 every time, not checked on turn 1); §7.5 bots
 (collision at <= 36, 0.6 each, ramming flags forward within (-90, 90) / backward outside, both
 reverted, only rammers stop, BotHitBotEvent fields, turn-1 overlap teleports the second bot,
 overlapping bots lose 0.6 every turn); §7.6 the final clamp (no damage, no event). Also §9 step

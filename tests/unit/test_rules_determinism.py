@@ -1,9 +1,9 @@
-"""Determinism and replays (rules §11 "everything else is deterministic given the intents", with
-our seeded placement): two runs of a 10-round battle with the same seed and the same scripted
+"""Determinism and replays (docs/rules.md §11 "everything else is deterministic given the intents",
+with our seeded placement): two runs of a 10-round battle with the same seed and the same scripted
 intents give identical state-hash sequences (another seed gives another); a battle recorded with
 ReplayRecorder re-simulates with 0 mismatches and the recorded results; a tampered recording is
-detected; arena k of a B = 8 battle has the same hash sequence as a B = 1 engine seeded with
-arena k's seed and fed arena k's intents (batch independence).
+detected; arena k of a B = 8 battle has the same hash sequence as a B = 1 engine seeded with arena
+k's seed and fed arena k's intents (batch independence).
 
 The scripted bots drive in changing arcs (walls, the odd ram), keep the gun and radar together on
 the enemy and fire power 3 whenever they scanned it last turn (fire assist aims), with gun cooling

@@ -1,7 +1,7 @@
-"""Rules §6 guns and firing: gun heat 3.0 at the round start and 2.9 on tick 1, the first shot on
-turn 31, heat 1 + p/5 after firing, the re-fire intervals the reference gives (p=3: 17, p=2: 15,
-p=1: 14 turns), firing only at heat exactly 0, cost = requested firepower (power capped at 3), no
-shot when energy <= firepower or firepower < 0.1 (heat then stays 0), bullet speed 20 - 3p, the
+"""docs/rules.md §6 guns and firing: gun heat 3.0 at the round start and 2.9 on tick 1, the first
+shot on turn 31, heat 1 + p/5 after firing, the re-fire intervals the reference gives (p=3: 17, p=2:
+15, p=1: 14 turns), firing only at heat exactly 0, cost = requested firepower (power capped at 3),
+no shot when energy <= firepower or firepower < 0.1 (heat then stays 0), bullet speed 20 - 3p, the
 bullet starts at the start-of-turn position along the start-of-turn gun direction and moves in its
 firing turn, bullet ids from 1 per round, BulletFiredEvent to the shooter only, and fire assist.
 """

@@ -1,8 +1,8 @@
-"""Rules §8 inactivity: one global counter per round; with no bullet hits the first zap (0.1 to
-every bot, disabled ones too) is on turn 452 (maxInactivityTurns 450) and then every turn; a bullet
-hit resets the counter in the turn it lands (no zap that turn); rams, wall hits and firing do not;
-zaps can kill, and such deaths score as normal deaths; the counter restarts with every round. Also
-§9 steps 11-14 (reset, then zap, then disabled-intent zeroing, then deaths).
+"""docs/rules.md §8 inactivity: one global counter per round; with no bullet hits the first zap (0.1
+to every bot, disabled ones too) is on turn 452 (maxInactivityTurns 450) and then every turn; a
+bullet hit resets the counter in the turn it lands (no zap that turn); rams, wall hits and firing do
+not; zaps can kill, and such deaths score as normal deaths; the counter restarts with every round.
+Also §9 steps 11-14 (reset, then zap, then disabled-intent zeroing, then deaths).
 """
 
 import pytest

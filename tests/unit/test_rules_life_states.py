@@ -1,10 +1,10 @@
-"""Rules §3 life states: energy 100 and gun heat 3 at the start, alive while energy >= 0, dead
-below 0 (BotDeathEvent, delivered to all bots: our §13.2 choice), disabled at |energy| < 1e-6 (no
-speed update, no move, no turn, its reported rates and radar sweep frozen, no fire, the gun still
-cools, the stored intent's target speed, turn rates and firepower zeroed at the end of the turn,
-still scanned / hit / rammed), re-enabled by the bot's own bullet hitting someone. Also §9 step
-3.3 (a bot fired to |energy| < 1e-6 is disabled for its own intent that turn) and §9.16 (a dead
-bot's last state keeps its negative energy).
+"""docs/rules.md §3 life states: energy 100 and gun heat 3 at the start, alive while energy >= 0,
+dead below 0 (BotDeathEvent, delivered to all bots: our §13.2 choice), disabled at |energy| < 1e-6
+(no speed update, no move, no turn, its reported rates and radar sweep frozen, no fire, the gun
+still cools, the stored intent's target speed, turn rates and firepower zeroed at the end of the
+turn, still scanned / hit / rammed), re-enabled by the bot's own bullet hitting someone. Also §9
+step 3.3 (a bot fired to |energy| < 1e-6 is disabled for its own intent that turn) and §9 step 3.16
+(a dead bot's last state keeps its negative energy).
 """
 
 import math

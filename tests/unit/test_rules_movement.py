@@ -1,5 +1,5 @@
-"""Rules §4 movement physics through the engine: §4.1 the speed update (every worked value, the
-zero-crossing sequences and the whole table against an oracle written from the reference), §4.2
+"""docs/rules.md §4 movement physics through the engine: §4.1 the speed update (every worked value,
+the zero-crossing sequences and the whole table against an oracle written from the reference), §4.2
 move before turning along the old heading, §4.3 the body turn limit from the new speed, the gun and
 radar limits, every row of the adjust-flags table, the signed radar sweep and the reported rates.
 Also §1 (directions normalised to [0, 360), 0 = east, counter-clockwise positive).

@@ -1,10 +1,10 @@
-"""Rules §11 starting positions: a grid of 50-unit cells (columns = width div 50, rows = height div
-50, cell size = width / columns by height / rows), one distinct cell per bot, a point inside it
-with offsets in [18, cell - 18] (so >= 18 from the walls), one direction in [0, 360) shared by
-body, gun and radar; starting fails with fewer cells than bots; every cell, offset and direction
-can come up; our seeded counter-based RNG makes placement deterministic per (seed, round), other
-seeds or rounds give other positions; the initial-position override is clamped to
-[18, size - 18] (NaN = random).
+"""docs/rules.md §11 starting positions: a grid of 50-unit cells (columns = width div 50, rows =
+height div 50, cell size = width / columns by height / rows), one distinct cell per bot, a point
+inside it with offsets in [18, cell - 18] (so >= 18 from the walls), one direction in [0, 360)
+shared by body, gun and radar; starting fails with fewer cells than bots; every cell, offset and
+direction can come up; our seeded counter-based RNG makes placement deterministic per (seed, round),
+other seeds or rounds give other positions; the initial-position override is clamped to [18, size -
+18] (NaN = random).
 """
 
 import math

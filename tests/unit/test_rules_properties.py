@@ -1,10 +1,10 @@
-"""Property test over rules §3-§10: random intents (out-of-range and extreme values included, and
-skipped turns) for a few hundred turns in a small arena with a short inactivity limit. After every
-turn: each bot's energy change is exactly explained by this turn's events and the listed causes
-(firing cost = requested firepower, bullet damage 4p + 2(p - 1), 3p back to a shooter in the map,
-wall damage max(|v|/2 - 1, 0) from the new speed, 0.6 per bot collision, 0.1 per inactivity zap);
-bots stay inside [18, size - 18]; speeds stay in [-8, 8] and gun heat >= 0; every direction is in
-[0, 360); the bullet count stays within the engine's capacity; no NaN anywhere.
+"""Property test over docs/rules.md §3-§10: random intents (out-of-range and extreme values
+included, and skipped turns) for a few hundred turns in a small arena with a short inactivity limit.
+After every turn: each bot's energy change is exactly explained by this turn's events and the listed
+causes (firing cost = requested firepower, bullet damage 4p + 2(p - 1), 3p back to a shooter in the
+map, wall damage max(|v|/2 - 1, 0) from the new speed, 0.6 per bot collision, 0.1 per inactivity
+zap); bots stay inside [18, size - 18]; speeds stay in [-8, 8] and gun heat >= 0; every direction is
+in [0, 360); the bullet count stays within the engine's capacity; no NaN anywhere.
 """
 
 from collections import Counter

@@ -1,9 +1,9 @@
-"""Rules §5 radar and scanning: a bot scans only when it moved (x, y, body, gun or radar changed)
-or asked to rescan; the scan area is the sector between the old and the new radar direction
+"""docs/rules.md §5 radar and scanning: a bot scans only when it moved (x, y, body, gun or radar
+changed) or asked to rescan; the scan area is the sector between the old and the new radar direction
 (either sign of sweep), a ray when the sweep is 0; radius 1200 + the target's 18; targets just
 inside / just outside an arm and the range; rescan does not replay last turn's arc; the
-ScannedBotEvent (to the scanner only) carries the target's state after movement and collisions
-and before this turn's bullet damage (also §9 steps 5-10 order).
+ScannedBotEvent (to the scanner only) carries the target's state after movement and collisions and
+before this turn's bullet damage (also §9 steps 5-10 order).
 """
 
 import math

@@ -1,8 +1,8 @@
-"""Rules §10 rounds and the game: a round is over when at most one bot is alive, or when every
-alive bot is disabled and no bullet is in flight (an all-disabled draw waits for the last bullet);
-the game ends after numberOfRounds rounds (and the engine then stops stepping); every round
-restarts with full energy, gun heat 3, no bullets, turn 1 and new starting positions; bot ids
-follow seat order and stay stable.
+"""docs/rules.md §10 rounds and the game: a round is over when at most one bot is alive, or when
+every alive bot is disabled and no bullet is in flight (an all-disabled draw waits for the last
+bullet); the game ends after numberOfRounds rounds (and the engine then stops stepping); every round
+restarts with full energy, gun heat 3, no bullets, turn 1 and new starting positions; bot ids follow
+seat order and stay stable.
 """
 
 import numpy as np

@@ -1,11 +1,11 @@
-"""Rules §12 scoring (and §10's round end): a 1v1 kill by bullet scores 50 survival + 10 last
-survivor + bullet damage (capped at the victim's remaining energy, never below 0) + 20 % of all
+"""docs/rules.md §12 scoring (and §10's round end): a 1v1 kill by bullet scores 50 survival + 10
+last survivor + bullet damage (capped at the victim's remaining energy, never below 0) + 20 % of all
 damage dealt to the victim as kill bonus; ram damage scores x2 for the rammer only, a ram kill adds
-30 %; survival is +50 per death-turn (not per death); last survivor 10 x dead participants, or in
-a double KO 10 x all participants to each bot alive before that turn; ranks by round score with
-shared ranks for ties; WonRoundEvent and first/second/third places by round score (a loser who
-out-damaged the winner wins the round, a 0-0 round gives both a win); results accumulate over
-rounds and round to integers (bulletKillBonus truncated, the rest rounded).
+30 %; survival is +50 per death-turn (not per death); last survivor 10 x dead participants, or in a
+double KO 10 x all participants to each bot alive before that turn; ranks by round score with shared
+ranks for ties; WonRoundEvent and first/second/third places by round score (a loser who out-damaged
+the winner wins the round, a 0-0 round gives both a win); results accumulate over rounds and round
+to integers (bulletKillBonus truncated, the rest rounded).
 """
 
 import numpy as np

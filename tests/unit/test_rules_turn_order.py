@@ -1,11 +1,11 @@
-"""Rules §9 observable turn order (with protocol §7.3 intent merge): turn 1 of a round runs with
-no intents (nobody moves, guns cool to 2.9) because a round start clears the stored intents (so
-intents that arrived before turn 1, or after the last turn of the previous round, are discarded);
-a received intent replaces the whole stored one (omitted fields = defaults); a skipped turn
-(received False) reuses the whole previous intent; guns fire before bots move; the round-over
-events (WonRoundEvent) come in the tick of the last turn. Scans-after-collisions-before-bullets
-is in test_rules_radar.py, wall-before-ram in test_rules_collisions.py, and the reset -> zap ->
-disable -> death order in test_rules_inactivity.py.
+"""docs/rules.md §9 observable turn order (with docs/protocol.md §7.3 intent merge): turn 1 of a
+round runs with no intents (nobody moves, guns cool to 2.9) because a round start clears the stored
+intents (so intents that arrived before turn 1, or after the last turn of the previous round, are
+discarded); a received intent replaces the whole stored one (omitted fields = defaults); a skipped
+turn (received False) reuses the whole previous intent; guns fire before bots move; the round-over
+events (WonRoundEvent) come in the tick of the last turn. Scans-after-collisions-before-bullets is
+in test_rules_radar.py, wall-before-ram in test_rules_collisions.py, and the reset -> zap -> disable
+-> death order in test_rules_inactivity.py.
 """
 
 import numpy as np

@@ -24,7 +24,7 @@ def _segment_distance(px: float, py: float, ax: float, ay: float, bx: float, by:
 
 
 def in_scan(x: float, y: float, radar_before: float, sweep: float, ex: float, ey: float) -> bool:
-    """Rules §5: the enemy's 18-unit circle touches the sector swept from radar_before."""
+    """docs/rules.md §5: the enemy's 18-unit circle touches the sector swept from radar_before."""
     if math.hypot(ex - x, ey - y) > SCAN_RADIUS + BOT_RADIUS:
         return False
     start = radar_before if sweep >= 0 else radar_before + sweep
