@@ -1,0 +1,123 @@
+"""The layout a newcomer relies on: one import namespace (`tankrl`; the top-level folders are not
+importable under their own names, so nothing collides with other packages), no module over 400
+lines, code and configs that cite only the repository's own documents (and sections of them
+that exist), and the README and docs/ the README promises."""
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FOLDERS = ("shared", "arena", "actor", "learner", "deploy")
+SKIP = {".venv", ".git", "src", "build", "tmp", "weights", "node_modules"}
+"""Not the project's own sources (src/tankrl holds only symlinks to the folders walked anyway)."""
+MAX_LINES = 400
+CODE_AND_CONFIG = (".py", ".json", ".yaml", ".yml", ".toml", ".html", ".sh")
+
+
+def project_files(suffixes: tuple[str, ...]) -> Iterator[Path]:
+    for path in sorted(REPO.rglob("*")):
+        rel = path.relative_to(REPO)
+        if rel.parts[0] in SKIP or any(p.startswith(".") for p in rel.parts[:-1]):
+            continue
+        if path.is_file() and (path.suffix in suffixes or path.name in ("Makefile", "Dockerfile")):
+            yield path
+
+
+def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_tankrl_is_the_one_import_namespace(tmp_path: Path) -> None:
+    ok = _python("import tankrl, tankrl.shared.angles, tankrl.arena.rules.engine", tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    for name in FOLDERS:
+        elsewhere = _python(f"import {name}", tmp_path)
+        assert elsewhere.returncode != 0 and "ModuleNotFoundError" in elsewhere.stderr, name
+        # from the repository's root the folder is on sys.path, and refuses to load by that name
+        here = _python(f"import {name}", REPO)
+        assert here.returncode != 0 and f"import tankrl.{name}, not {name}" in here.stderr
+
+
+def test_python_m_tankrl_runs_the_command_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tankrl", "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and "usage: tankrl" in done.stdout
+
+
+def test_no_module_is_over_400_lines() -> None:
+    sizes = {
+        str(p.relative_to(REPO)): len(p.read_text().splitlines()) for p in project_files((".py",))
+    }
+    assert len(sizes) > 100  # the walk found the project
+    assert {f: n for f, n in sizes.items() if n > MAX_LINES} == {}
+
+
+FORBIDDEN = {
+    "a design seed": re.compile(r"seed 00\d", re.IGNORECASE),
+    "an issue number": re.compile(r"\bissue #?\d", re.IGNORECASE),
+    "a path outside the repository": re.compile(r"\.\./shared|/work/|reference/[\w-]+\.md"),
+}
+
+
+@pytest.mark.parametrize("what", FORBIDDEN)
+def test_code_and_configs_cite_nothing_outside_the_repository(what: str) -> None:
+    pattern = FORBIDDEN[what]
+    found = [
+        f"{p.relative_to(REPO)}:{i}: {line.strip()}"
+        for p in project_files(CODE_AND_CONFIG)
+        if p != Path(__file__).resolve()  # this file spells the patterns out
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []
+
+
+def _sections(doc: Path) -> set[str]:
+    """A doc's section numbers: its headings' (`## 4.`, `### 4.1`, `## A.`) and the numbered
+    items of a section (item 2 of § 13 is 13.2)."""
+    found: set[str] = set()
+    current = ""
+    for line in doc.read_text().splitlines():
+        heading = re.match(r"#{2,3} ([0-9A-Z]+(?:\.\d+)*)\.? ", line)
+        item = re.match(r"(\d+)\. ", line)
+        if heading:
+            current = heading.group(1)
+            found.add(current)
+        elif item and current:
+            found.add(f"{current}.{item.group(1)}")
+    return found
+
+
+def test_every_cited_section_of_the_docs_exists() -> None:
+    cited = re.compile(r"docs/(\w[\w-]*\.md)(?: §([0-9A-Z]+(?:\.\d+)*))?")
+    sections = {doc.name: _sections(doc) for doc in (REPO / "docs").glob("*.md")}
+    citations = 0
+    for p in project_files(CODE_AND_CONFIG):
+        for name, section in cited.findall(p.read_text()):
+            citations += 1
+            assert name in sections, f"{p.relative_to(REPO)} cites docs/{name}"
+            if section:
+                assert section in sections[name], f"{p.relative_to(REPO)}: docs/{name} §{section}"
+    assert citations > 30
+
+
+def test_the_readme_is_a_short_map_to_docs_and_generated_results() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert len(readme.splitlines()) < 170
+    for doc in ("rules.md", "protocol.md", "architecture.md", "training-log.md"):
+        assert (REPO / "docs" / doc).is_file() and f"docs/{doc}" in readme, doc
+    results = REPO / "bench" / "results.md"
+    assert "bench/results.md" in readme
+    assert "Generated by `make bench`" in results.read_text()
