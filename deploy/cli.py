@@ -6,6 +6,7 @@ sets `handler`; handlers import heavy dependencies (torch, ray) lazily, so `tank
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -42,8 +43,8 @@ def _interrupt(signum: int, _frame: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if hasattr(signal, "SIGPIPE"):
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `tankrl ... | head` ends quietly
+    # SIGPIPE stays ignored (Python's default): a bot or observer that vanishes mid-write is an
+    # EPIPE for the server to handle, not the end of the process with everything it runs
     # `kill` ends a command as Ctrl-C does, so the bots and servers it started are ended too
     # (without this, the bot subprocesses of a killed `tankrl evaluate` kept running)
     signal.signal(signal.SIGTERM, _interrupt)
@@ -53,7 +54,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help()
         return 0 if args.command is None else 2
-    return handler(args)
+    try:
+        return handler(args)
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """Our output's reader went away (`tankrl ... | head`): end quietly, with nothing more
+    written to the closed pipe (not even the interpreter's final flush)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 1
 
 
 if __name__ == "__main__":

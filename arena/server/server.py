@@ -268,9 +268,12 @@ class ArenaServer:
         self._refuse(client, 1007, f"{error.reason} at position {error.start}")
 
     def _refuse(self, client: Client, code: int, reason: str) -> None:
-        """Close a client over a bad message (as `_handle` does), ignoring what it sends after."""
+        """Close a client over a bad message (as `_handle` does), ignoring what it sends after;
+        it plays no further turn and nothing more is written to it while it closes."""
         self._count_refusal(client, reason)
         client.ws.on_text = _ignore
+        client.kicked = True
+        self.games.left(client)
         self._close_soon(client, code, reason)
 
     def _count_refusal(self, client: Client, reason: str) -> None:
