@@ -25,7 +25,11 @@ class ServerOptions:
     max_message_bytes: int = 1 << 20
     max_buffered_bytes: int = 1 << 20
     max_connections: int = 256
+    max_awaiting_per_address: int = 16
+    """Connections from one address that may wait for their handshake at once; a newer one
+    closes the oldest, so a flood of idle sockets cannot lock a real bot out."""
     handshake_timeout_s: float = 10.0
+    """How long a connection may take to send its handshake before it is closed."""
     send_timeout_s: float = 2.0
     close_timeout_s: float = 2.0
     ping_interval_s: float | None = 20.0
@@ -55,6 +59,9 @@ class ServerStats:
     protocol_errors: int = 0
     ignored_requests: int = 0
     slow_clients: int = 0
+    evicted: int = 0
+    """Connections closed before their handshake to make room (ServerOptions'
+    max_awaiting_per_address, max_connections)."""
 
     @property
     def mean_turn_us(self) -> float:

@@ -55,6 +55,8 @@ class ArenaServer:
         self.stats = ServerStats()
         self.lobby = Lobby()
         self._clients: dict[str, Client] = {}
+        self._awaiting: dict[str, Client] = {}
+        """Connections that have not sent their handshake yet, oldest first."""
         self.outbox = Outbox(self.options, self.stats, self._close_soon)
         self.games = GameLoop(
             self.options, self.stats, self.outbox, self._clients, self.lobby, recorder_factory
@@ -154,10 +156,9 @@ class ArenaServer:
         addr = ws.remote_address
         client = Client(ws, new_session_id(), str(addr[0]), int(addr[1]))
         self.stats.connections += 1
-        if len(self._clients) >= self.options.max_connections:
+        if not self._admit(client):
             await ws.close(1013, "Server is full")
             return
-        self._clients[client.session_id] = client
         try:
             await self.outbox.send(
                 client,
@@ -184,6 +185,29 @@ class ArenaServer:
         finally:
             await self._left(client)
 
+    def _admit(self, client: Client) -> bool:
+        """Take a new connection, making room by closing the oldest of those still waiting for
+        their handshake: from the same address when it has `max_awaiting_per_address` of them,
+        from any when the server holds `max_connections`. False: full of handshaken clients."""
+        o = self.options
+        same = [c for c in self._awaiting.values() if c.host == client.host]
+        if len(same) >= o.max_awaiting_per_address:
+            self._evict(same[0])
+        if len(self._clients) >= o.max_connections:
+            if not self._awaiting:
+                return False
+            self._evict(next(iter(self._awaiting.values())))
+        self._clients[client.session_id] = client
+        self._awaiting[client.session_id] = client
+        return True
+
+    def _evict(self, client: Client) -> None:
+        self._clients.pop(client.session_id, None)
+        self._awaiting.pop(client.session_id, None)
+        client.kicked = True
+        self.stats.evicted += 1
+        self._close_soon(client, proto.CLOSE_POLICY, "Too many connections awaiting a handshake")
+
     async def _handshake(self, client: Client, msg: Json) -> None:
         kind = msg["type"]
         if kind not in proto.HANDSHAKES:
@@ -199,6 +223,7 @@ class ArenaServer:
             raise proto.ProtocolError("Missing session id", proto.CLOSE_POLICY)
         if secrets_ and hs.secret not in secrets_:
             raise proto.ProtocolError("Invalid secret", proto.CLOSE_POLICY)
+        self._awaiting.pop(client.session_id, None)
         if isinstance(hs, proto.BotHandshake):
             client.role, client.name = "bot", hs.info["name"]
             bot = LobbyBot(
@@ -215,6 +240,7 @@ class ArenaServer:
 
     async def _left(self, client: Client) -> None:
         self._clients.pop(client.session_id, None)
+        self._awaiting.pop(client.session_id, None)
         if client in self.outbox.watchers:
             self.outbox.watchers.remove(client)
         if client.role != "bot":

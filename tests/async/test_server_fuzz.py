@@ -1,7 +1,8 @@
 """Bad input on loopback: more than a thousand malformed messages from as many connections
 (bad JSON, non-objects, unknown types, wrong field types, non-finite numbers, messages the
 client's role may not send, frames over the size limit, binary frames), each answered by closing
-that one connection with a reason, while a battle runs; afterwards another battle completes."""
+that one connection with the close code its case calls for and a reason, while a battle runs;
+afterwards another battle completes."""
 
 import asyncio
 import json
@@ -28,8 +29,14 @@ def _garbage(rng: random.Random) -> str:
     return "".join(rng.choice('{}[]":,0123456789abcdefnulltrue \\\n\t') for _ in range(n))
 
 
-def malformed(rng: random.Random, session_id: str) -> tuple[str, str | bytes]:
-    """(stage, frame): stage 'pre' = before the handshake, else the role that sends it."""
+INVALID, UNSUPPORTED, POLICY, TOO_BIG = 1007, 1003, 1008, 1009
+"""The close codes of docs/protocol.md §11: bad data, a frame or type we do not take, a message
+the client may not send (or a handshake that does not match), a frame over the size limit."""
+
+
+def malformed(rng: random.Random, session_id: str) -> tuple[str, str | bytes, int]:
+    """(stage, frame, the close code it must get): stage 'pre' = before the handshake, else the
+    role that sends it."""
     intent = {"type": "BotIntent"}
     hs = {"type": "BotHandshake", "sessionId": session_id, "name": "F", "version": "1",
           "authors": ["f"]}  # fmt: skip
@@ -39,15 +46,17 @@ def malformed(rng: random.Random, session_id: str) -> tuple[str, str | bytes]:
         try:
             json.loads(text)
         except ValueError:
-            return rng.choice(["pre", "bot", "controller"]), text
-        return "pre", "{" + text
+            return rng.choice(["pre", "bot", "controller"]), text, INVALID
+        return "pre", "{" + text, INVALID
     if kind == 1:
-        return rng.choice(["pre", "bot", "observer"]), rng.choice(
+        frame = rng.choice(
             ["[]", "1", '"BotIntent"', "null", "true", "[" * 5000, '{"type": "BotIntent"']
         )
+        return rng.choice(["pre", "bot", "observer"]), frame, INVALID
     if kind == 2:
         bad_type = rng.choice([None, 5, ["BotIntent"], {"x": 1}, "", "Hello", "botintent"])
-        return rng.choice(["pre", "bot", "controller"]), json.dumps({"type": bad_type})
+        code = UNSUPPORTED if isinstance(bad_type, str) else INVALID  # unknown type / no type
+        return rng.choice(["pre", "bot", "controller"]), json.dumps({"type": bad_type}), code
     if kind == 3:
         field = rng.choice(["name", "authors", "version", "sessionId", "isDroid",
                             "initialPosition", "countryCodes", "teamId"])  # fmt: skip
@@ -60,19 +69,19 @@ def malformed(rng: random.Random, session_id: str) -> tuple[str, str | bytes]:
             value = "dk"
         if field == "teamId" and not isinstance(value, str):
             value = "seven"
-        return "pre", json.dumps({**hs, field: value})
+        return "pre", json.dumps({**hs, field: value}), POLICY if field == "sessionId" else INVALID
     if kind == 4:
         field = rng.choice(["turnRate", "gunTurnRate", "radarTurnRate", "targetSpeed",
                             "firepower"])  # fmt: skip
         value = rng.choice(['"fast"', "true", "[]", "{}", "NaN", "Infinity", "-Infinity",
                             "1e999", "9" * 400])  # fmt: skip
-        return "bot", '{"type": "BotIntent", "' + field + '": ' + value + "}"
+        return "bot", '{"type": "BotIntent", "' + field + '": ' + value + "}", INVALID
     if kind == 5:
         field, value = rng.choice([("rescan", "yes"), ("fireAssist", 1), ("bodyColor", 5),
                                    ("gunColor", "red"), ("teamMessages", "hi"),
                                    ("teamMessages", [1]), ("stdOut", 7),
                                    ("debugGraphics", [])])  # fmt: skip
-        return "bot", json.dumps({**intent, field: value})
+        return "bot", json.dumps({**intent, field: value}), INVALID
     if kind == 6:
         msg = rng.choice([
             {"type": "StartGame", "botAddresses": 5},
@@ -86,7 +95,7 @@ def malformed(rng: random.Random, session_id: str) -> tuple[str, str | bytes]:
             {"type": "ChangeTps"},
             {"type": "BotPolicyUpdate", "botId": "one"},
         ])  # fmt: skip
-        return "controller", json.dumps(msg)
+        return "controller", json.dumps(msg), INVALID
     if kind == 7:
         stage, msg = rng.choice([
             ("bot", {"type": "StartGame", "botAddresses": []}),
@@ -98,21 +107,25 @@ def malformed(rng: random.Random, session_id: str) -> tuple[str, str | bytes]:
             ("pre", {"type": "BotReady"}),
             ("pre", {"type": "StopGame"}),
         ])  # fmt: skip
-        return stage, json.dumps(msg)
+        return stage, json.dumps(msg), POLICY  # not for this role, or before the handshake
     if kind == 8:
-        return rng.choice(["bot", "controller"]), json.dumps({**hs, "type": "BotHandshake"})
+        return rng.choice(["bot", "controller"]), json.dumps(hs), POLICY  # a second handshake
     if kind == 9:
-        return rng.choice(["pre", "bot"]), '{"type": "BotIntent", "stdOut": "' + "x" * (
-            MAX_BYTES + rng.randint(1, 5000)
-        ) + '"}'
+        big = '{"type": "BotIntent", "stdOut": "' + "x" * (MAX_BYTES + rng.randint(1, 5000)) + '"}'
+        return rng.choice(["pre", "bot"]), big, TOO_BIG
     if kind == 10:
-        return rng.choice(["pre", "bot", "observer"]), rng.randbytes(rng.randint(1, 200))
-    return "pre", json.dumps({**hs, "sessionId": "x" * rng.randint(0, 30)})
+        return (
+            rng.choice(["pre", "bot", "observer"]),
+            rng.randbytes(rng.randint(1, 200)),
+            UNSUPPORTED,
+        )
+    return "pre", json.dumps({**hs, "sessionId": "x" * rng.randint(0, 30)}), POLICY  # not ours
 
 
-async def one_case(url: str, rng: random.Random) -> tuple[int, str]:
+async def one_case(url: str, rng: random.Random) -> tuple[int, str, int, str | bytes]:
+    """(close code, reason, the code the case must get, the frame)."""
     client = await RawClient.connect(url)
-    stage, frame = malformed(rng, client.session_id)
+    stage, frame, expected = malformed(rng, client.session_id)
     if stage == "bot":
         await client.send({"type": "BotHandshake", "sessionId": client.session_id, "name": "Fz",
                            "version": "1", "authors": ["f"]})  # fmt: skip
@@ -121,7 +134,8 @@ async def one_case(url: str, rng: random.Random) -> tuple[int, str]:
         await client.send({"type": kind, "sessionId": client.session_id, "name": "f",
                            "version": "1"})  # fmt: skip
     await client.send(frame)
-    return await client.closed(timeout_s=10)
+    code, reason = await client.closed(timeout_s=10)
+    return code, reason, expected, frame
 
 
 async def test_a_thousand_malformed_messages_then_a_battle(make_server: MakeServer) -> None:
@@ -135,7 +149,7 @@ async def test_a_thousand_malformed_messages_then_a_battle(make_server: MakeServ
 
     rng = random.Random(1234)
     gate = asyncio.Semaphore(16)
-    closes: list[tuple[int, str]] = []
+    closes: list[tuple[int, str, int, str | bytes]] = []
 
     async def run(i: int) -> None:
         async with gate:
@@ -144,12 +158,14 @@ async def test_a_thousand_malformed_messages_then_a_battle(make_server: MakeServ
     async with asyncio.TaskGroup() as tg:
         for i in range(CASES):
             tg.create_task(run(i))
-    codes = Counter(code for code, _ in closes)
+    codes = Counter(code for code, *_ in closes)
     assert len(closes) == CASES
-    assert set(codes) <= {1003, 1007, 1008, 1009}, codes
-    assert all(reason for _, reason in closes)
-    assert codes[1003] and codes[1007] and codes[1008] and codes[1009]
-    assert server.stats.protocol_errors == CASES - codes[1009]
+    wrong = [(code, reason, expected, frame[:80]) for code, reason, expected, frame in closes
+             if code != expected]  # fmt: skip
+    assert wrong == []
+    assert all(reason for _, reason, *_ in closes)
+    assert codes[UNSUPPORTED] and codes[INVALID] and codes[POLICY] and codes[TOO_BIG]
+    assert server.stats.protocol_errors == CASES - codes[TOO_BIG]
 
     seen_a, seen_b = await battle
     assert seen_a[-1]["type"] == seen_b[-1]["type"] == "GameEndedEventForBot"

@@ -138,3 +138,33 @@ async def test_the_official_bot_handshake_with_nulls_is_accepted(server: ArenaSe
     assert info["name"] == "Probe" and info["platform"] == "Python 30"
     assert None not in info.values()
     await bot.close()
+
+
+async def test_the_server_listens_on_loopback_unless_told_otherwise(
+    make_server: MakeServer,
+) -> None:
+    """A server started with the defaults (and `tankrl arena serve` without --host) is reachable
+    from this machine only."""
+    from tankrl.deploy.cli import build_parser
+    from tankrl.deploy.serve_cmd import options_from_args
+
+    server = await make_server()
+    assert server._ws_server is not None
+    assert {s.getsockname()[0] for s in server._ws_server.sockets} == {"127.0.0.1"}
+    assert options_from_args(build_parser().parse_args(["arena", "serve"])).host == "127.0.0.1"
+
+
+async def test_a_new_connection_closes_the_oldest_that_still_has_no_handshake(
+    make_server: MakeServer,
+) -> None:
+    server = await make_server(max_awaiting_per_address=3)
+    idle = [await RawClient.connect(server.url) for _ in range(3)]
+    late = await RawClient.connect(server.url)  # the fourth from this address
+    assert await idle[0].closed() == (1008, "Too many connections awaiting a handshake")
+    watcher = await join_as_watcher(server.url)  # the fifth closes the second, and joins
+    assert await idle[1].closed() == (1008, "Too many connections awaiting a handshake")
+    bot = await join_as_bot(server.url, name="Late")
+    assert [b["name"] for b in await wait_for_bots(watcher, 1)] == ["Late"]
+    assert server.stats.evicted == 2  # the watcher handshook, so the bot found room
+    for client in (idle[2], late, bot, watcher):
+        await client.close()
