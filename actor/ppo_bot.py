@@ -239,7 +239,6 @@ def run_ppo_bot(opts: BotOptions) -> None:
         import ray
 
         from tankrl.actor.learner_link import LearnerLink
-
         ray.init(address=opts.ray_address, ignore_reinit_error=True, log_to_driver=False)
         link = LearnerLink.by_name(opts.learner, slot, max_buffered=opts.max_buffered_rounds)
         link.start()
@@ -278,21 +277,43 @@ ENV_DETERMINISTIC = "TANKRL_DETERMINISTIC"
 ENV_CONTRACT = "TANKRL_CONTRACT"
 
 
-def run_from_env() -> None:
-    """Entry point of the TankRL bot directory (started like any bot by a booter): weights,
-    seed and options come from TANKRL_* environment variables, the server from SERVER_URL."""
+ENV_LAUNCH_DIR = "TANKRL_LAUNCH_DIR"
+"""Set by our booter: where the booting command was started (arena/server/booter.py)."""
+
+
+def env_path(name: str) -> str | None:
+    """A path from the environment variable `name`, a relative one resolved from where the
+    command that booted this bot was started (not from the bot's own directory, where it runs)."""
     import os
 
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return None
+    return os.path.join(os.environ.get(ENV_LAUNCH_DIR) or os.getcwd(), os.path.expanduser(value))
+
+
+def run_from_env() -> None:
+    """Entry point of the TankRL bot directory (started like any bot by a booter): weights,
+    seed and options come from TANKRL_* environment variables, the server from SERVER_URL.
+    A bad setting ends the bot with one line on stderr naming it (exit status 2)."""
+    import os
+    import sys
+
+    from tankrl.shared.policy_package import PackageError
+
     seed = os.environ.get(ENV_SEED, "").strip()
-    run_ppo_bot(
-        BotOptions(
-            server_url=os.environ.get("SERVER_URL", "ws://localhost:7654"),
-            secret=os.environ.get("SERVER_SECRET"),
-            weights=os.environ.get(ENV_WEIGHTS) or None,
-            contract=os.environ.get(ENV_CONTRACT, "v2"),
-            name=os.environ.get("BOT_NAME", "TankRL"),
-            seed=int(seed, 0) if seed else None,
-            deterministic=os.environ.get(ENV_DETERMINISTIC, "") in ("1", "true", "yes"),
-            record_trajectories=os.environ.get(ENV_TRAJECTORIES) or None,
-        )
+    opts = BotOptions(
+        server_url=os.environ.get("SERVER_URL", "ws://localhost:7654"),
+        secret=os.environ.get("SERVER_SECRET"),
+        weights=env_path(ENV_WEIGHTS),
+        contract=os.environ.get(ENV_CONTRACT, "v2"),
+        name=os.environ.get("BOT_NAME", "TankRL"),
+        seed=int(seed, 0) if seed else None,
+        deterministic=os.environ.get(ENV_DETERMINISTIC, "") in ("1", "true", "yes"),
+        record_trajectories=env_path(ENV_TRAJECTORIES),
     )
+    try:
+        run_ppo_bot(opts)
+    except (PackageError, OSError, ValueError) as error:
+        print(f"{opts.name}: {ENV_WEIGHTS}: {error}", file=sys.stderr, flush=True)
+        sys.exit(2)

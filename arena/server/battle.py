@@ -152,13 +152,16 @@ async def run_battle_async(spec: BattleSpec) -> BattleResult:
     factory = replay_recorder_factory(spec.record) if spec.record is not None else None
     server = ArenaServer(options, recorder_factory=factory)
     await server.start()
-    async with asyncio.TaskGroup() as tg:
-        tg.create_task(server.serve_forever())
-        try:
-            result = await _run(spec, dirs, server.url, server)
-            result.skipped_turns = server.stats.skipped_turns
-        finally:
-            await server.close()
+    try:
+        async with asyncio.TaskGroup() as tg:
+            tg.create_task(server.serve_forever())
+            try:
+                result = await _run(spec, dirs, server.url, server)
+                result.skipped_turns = server.stats.skipped_turns
+            finally:
+                await server.close()
+    except* (BattleError, booter.BootError) as group:  # the battle's own error, not a group
+        raise group.exceptions[0] from None
     return result
 
 

@@ -25,6 +25,11 @@ BUILTIN_BOTS = Path(__file__).resolve().parents[2] / "actor" / "bots"
 installed from a wheel)."""
 
 
+LAUNCH_DIR_ENV = "TANKRL_LAUNCH_DIR"
+"""Where the command that boots the bots was started: a bot runs in its own directory, so it
+resolves relative paths it reads from its environment (TANKRL_WEIGHTS=weights/x.zip) from here."""
+
+
 class BootError(RuntimeError):
     """A bot directory is missing or incomplete, or a bot process could not start."""
 
@@ -81,7 +86,7 @@ def _listing(value: Any) -> str | None:
 def bot_env(bot: BotDir, server_url: str, secret: str | None = None) -> dict[str, str]:
     """The environment the official booter gives a bot (on top of ours)."""
     env = dict(os.environ)
-    env.update(SERVER_URL=server_url, BOT_BOOTED="true")
+    env.update(SERVER_URL=server_url, BOT_BOOTED="true", **{LAUNCH_DIR_ENV: os.getcwd()})
     if secret:
         env["SERVER_SECRET"] = secret
     else:

@@ -3,6 +3,7 @@ between two scripted opponents (our test bots until actor/bots/ has them) and re
 `tankrl battle` prints the table and records a replay that re-simulates to the same state
 hashes; an official bot presenting a wrong secret is refused and exits."""
 
+import os
 import subprocess
 import sys
 import time
@@ -78,3 +79,22 @@ def test_tankrl_arena_serve_hosts_a_tankrl_battle(bots_dir: Path) -> None:
     finally:
         serve.terminate()
         assert serve.wait(timeout=20) == 0
+
+
+def test_relative_weights_are_found_from_where_tankrl_battle_was_started() -> None:
+    """TANKRL_WEIGHTS=weights/release/tankrl-v2.zip works from the repository's root although
+    the bot runs in actor/bots/TankRL; a path that does not exist is one clear line, no
+    traceback."""
+    repo = Path(__file__).resolve().parents[2]
+    cmd = [sys.executable, "-m", "tankrl", "battle", "actor/bots/TankRL", "Target",
+           "--rounds", "1"]  # fmt: skip
+    env = {**os.environ, "TANKRL_WEIGHTS": "weights/release/tankrl-v2.zip"}
+    done = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "TankRL" in done.stdout and "1 rounds" in done.stdout
+    env["TANKRL_WEIGHTS"] = "weights/no-such-policy.zip"
+    bad = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=180)
+    assert bad.returncode == 1
+    assert "Traceback" not in bad.stdout + bad.stderr
+    (line,) = [ln for ln in bad.stdout.splitlines() if "TANKRL_WEIGHTS" in ln]
+    assert str(repo / "weights" / "no-such-policy.zip") in line

@@ -26,8 +26,13 @@ def main() -> None:
     at = os.environ.get("QUITTER_AT", "never")
     ws = connect(os.environ["SERVER_URL"], compression=None, open_timeout=30)
     hello = json.loads(ws.recv())
-    handshake = {"type": "BotHandshake", "sessionId": hello["sessionId"], "version": "1.0",
-                 "name": os.environ.get("BOT_NAME", "Quitter"), "authors": ["tankrl tests"]}
+    handshake = {
+        "type": "BotHandshake",
+        "sessionId": hello["sessionId"],
+        "version": "1.0",
+        "name": os.environ.get("BOT_NAME", "Quitter"),
+        "authors": ["tankrl tests"],
+    }
     ws.send(json.dumps(handshake))
     intent = json.dumps({"type": "BotIntent", "turnRate": 10, "targetSpeed": 4, "firepower": 3})
     while True:
