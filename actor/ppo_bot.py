@@ -239,8 +239,17 @@ def run_ppo_bot(opts: BotOptions) -> None:
         import ray
 
         from tankrl.actor.learner_link import LearnerLink
-        ray.init(address=opts.ray_address, ignore_reinit_error=True, log_to_driver=False)
-        link = LearnerLink.by_name(opts.learner, slot, max_buffered=opts.max_buffered_rounds)
+        from tankrl.shared.config import RAY_NAMESPACE
+
+        ray.init(
+            address=opts.ray_address,
+            namespace=RAY_NAMESPACE,
+            ignore_reinit_error=True,
+            log_to_driver=False,
+        )
+        link = LearnerLink.by_name(
+            opts.learner, slot, namespace=RAY_NAMESPACE, max_buffered=opts.max_buffered_rounds
+        )
         link.start()
         sinks.append(link.send)
     if opts.record_trajectories:

@@ -15,9 +15,8 @@ from typing import Any
 
 from tankrl.deploy.config_cli import describe
 from tankrl.deploy.progress import report, target_reached
+from tankrl.shared.config import RAY_NAMESPACE as NAMESPACE
 from tankrl.shared.config import RunConfig
-
-NAMESPACE = "tankrl"
 
 
 @dataclass

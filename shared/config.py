@@ -112,6 +112,10 @@ class ArenaConfig:
 
 DEFAULT_OPPONENTS = SAMPLE_BOTS
 
+RAY_NAMESPACE = "tankrl"
+"""The Ray namespace of every named actor tankrl starts (the learner `tankrl-learner-<run>`), so
+`tankrl bot --learner` and other drivers find them by name."""
+
 
 @dataclass(frozen=True)
 class ActorConfig:
