@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -145,37 +145,48 @@ def boot(
     if extra_env:
         env.update(extra_env)
     try:
-        proc = subprocess.Popen(
-            cmd,
-            cwd=bot.path,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        with _forking_as_batch():
+            proc = subprocess.Popen(
+                cmd,
+                cwd=bot.path,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
     except OSError as e:
         raise BootError(f"cannot start {bot.path}: {e}") from None
     finally:
         if not isinstance(out, int):
             out.close()
-    _schedule_as_batch(proc.pid)
     return BootedBot(bot, proc, log_path)
 
 
-def _schedule_as_batch(pid: int) -> None:
-    """Run a booted bot under SCHED_BATCH (Linux; elsewhere nothing changes): a bot woken by
-    its tick then waits for a free core instead of preempting the server, so the server's ticks
-    for the other bots go out before the bots start to think. Both bots of a battle are treated
-    alike; the policy needs no privileges and is inherited by the bot's threads and children.
+@contextlib.contextmanager
+def _forking_as_batch() -> Iterator[None]:
+    """Start bots under SCHED_BATCH (Linux; elsewhere nothing changes): a bot woken by its tick
+    then waits for a free core instead of preempting the server, so the server's ticks for the
+    other bots go out before the bots start to think. Both bots of a battle are treated alike.
     On 2 cores it more than halves the server's part of a hosted turn (`python -m bench.hosted`
-    shows it). Called right after exec, before the bot's interpreter starts threads; a bot
-    already gone is left alone."""
-    set_policy = getattr(os, "sched_setscheduler", None)
-    if set_policy is None:
+    shows it). The policy is the calling thread's only while it forks: the bot inherits it at
+    fork, so its threads and children (a .sh bot's interpreter) all have it from their first
+    instruction; setting it on the bot's pid after the fork raced with a child it had already
+    started. It needs no privileges, and the thread's own policy is put back afterwards."""
+    get_policy = getattr(os, "sched_getscheduler", None)
+    if get_policy is None:
+        yield
         return
-    with contextlib.suppress(OSError):
-        set_policy(pid, os.SCHED_BATCH, os.sched_param(0))
+    before = get_policy(0)
+    try:
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except OSError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        os.sched_setscheduler(0, before, os.sched_param(0))
 
 
 def stop(bots: Iterable[BootedBot], grace_s: float = 2.0, exit_wait_s: float = 0.0) -> None:
