@@ -2,11 +2,21 @@
 PPO bot on the official Bot API, in this actor's process, playing real battles against the
 scripted opponents on an embedded arena server). Both find the learner by name, stream
 trajectories through a LearnerLink, swap weights between turns and report stats.
+
+What they share (`BotActor`): `__init__` only starts the play thread, which does the slow set-up
+(the first weights, the server, the env), so `stats()` answers from the first second; every bot
+id carries this incarnation's token, so after Ray restarts an actor its rounds are new to the
+learner (the inbox drops a round not newer than one it has seen from that bot id); and an
+exception in the play thread ends the process, so Ray restarts the actor instead of leaving it
+alive and idle.
 """
 
 import itertools
+import os
+import secrets
 import threading
 import time
+import traceback
 from typing import Any
 
 import numpy as np
@@ -19,6 +29,7 @@ from tankrl.shared.contracts import get_contract
 
 FIRST_WEIGHTS_TIMEOUT_S = 60.0
 """How long a new bot actor waits for the learner's first weights before playing random init."""
+STOP_TIMEOUT_S = 30.0
 
 
 def _link(cfg: RunConfig, learner_name: str, namespace: str | None, seed: int) -> LearnerLink:
@@ -38,52 +49,136 @@ def _link(cfg: RunConfig, learner_name: str, namespace: str | None, seed: int) -
     return link.start()
 
 
-class NativeBotActor:
+class BotActor:
+    """One play thread and the stats around it (see the module's docstring)."""
+
+    kind = ""
+
+    def __init__(
+        self, config: dict[str, Any], learner_name: str, index: int, namespace: str | None
+    ) -> None:
+        self.cfg = RunConfig.from_dict(config)
+        self.index = index
+        self.incarnation = secrets.token_hex(3)
+        self.bot_prefix = f"{self.kind}{index}.{self.incarnation}"
+        """Every bot id of this incarnation starts with it."""
+        self.state = "starting"
+        """starting (set-up: first weights, server, env), playing, stopped."""
+        self._ready = False
+        self.link: LearnerLink | None = None
+        self._learner, self._namespace = learner_name, namespace
+        self._error: str | None = None
+        self._stop = threading.Event()
+        self._started = time.perf_counter()
+        self._thread = threading.Thread(target=self._main, name=f"tankrl-{self.kind}", daemon=True)
+        self._thread.start()
+
+    @property
+    def seed(self) -> int:
+        raise NotImplementedError
+
+    def _play(self, link: LearnerLink) -> None:
+        """Set up and play until `self._stop` is set (the subclass's loop)."""
+        raise NotImplementedError
+
+    def _halt(self) -> None:
+        """Interrupt what `_play` may be blocked in (called by `stop`)."""
+
+    def _stats(self) -> dict[str, Any]:
+        """The subclass's own figures."""
+        raise NotImplementedError
+
+    def _main(self) -> None:
+        try:
+            self.link = _link(self.cfg, self._learner, self._namespace, self.seed)
+            self._play(self.link)
+            self.state = "stopped"
+        except Exception as error:
+            self._error = repr(error)
+            if self._stop.is_set():  # failing while being stopped is no reason to restart
+                self.state = "stopped"
+                return
+            traceback.print_exc()
+            print(
+                f"{self.kind}{self.index}: the play thread failed; ending this process so that "
+                "Ray restarts the actor",
+                flush=True,
+            )
+            os._exit(1)
+
+    def stats(self) -> dict[str, Any]:
+        s: dict[str, Any] = {"turns": 0.0, "turns_per_s": 0.0, "rounds": 0.0}
+        if self.link is not None:
+            s.update(self.link.stats())
+            s["policy_version"] = float(self.link.slot.version)
+            s["refused_weights"] = self.link.slot.refused
+        if self._ready:
+            s.update(self._stats())
+        s.update(
+            kind=self.kind,
+            index=self.index,
+            incarnation=self.incarnation,
+            state=self.state,
+            node=ray.get_runtime_context().get_node_id(),
+            pid=os.getpid(),
+            error=self._error,
+        )
+        return s
+
+    def stop(self) -> dict[str, Any]:
+        """End play (the current battle too), deliver what is buffered, and report."""
+        self._stop.set()
+        self._halt()
+        self._thread.join(timeout=STOP_TIMEOUT_S)
+        if self.link is not None:
+            self.link.stop()
+        return self.stats()
+
+
+class NativeBotActor(BotActor):
     """A batch of native arenas playing the current policy against the scripted opponents."""
+
+    kind = "native"
 
     def __init__(
         self, config: dict[str, Any], learner_name: str, index: int, namespace: str | None = None
     ) -> None:
+        self.runner: Any = None
+        self._mixes = 0
+        super().__init__(config, learner_name, index, namespace)
+
+    @property
+    def seed(self) -> int:
+        return self.cfg.seed + 1000 * (self.index + 1)
+
+    def _play(self, link: LearnerLink) -> None:
         from tankrl.actor.native_env import NativeEnv
         from tankrl.actor.native_runner import NativeRunner
 
-        self.cfg = cfg = RunConfig.from_dict(config)
-        seed = cfg.seed + 1000 * (index + 1)
-        self.link = _link(cfg, learner_name, namespace, seed)
+        cfg = self.cfg
         env = NativeEnv(
-            cfg.actors.native_arenas, cfg.contract, cfg.actors.opponents, cfg.arena, seed=seed
+            cfg.actors.native_arenas, cfg.contract, cfg.actors.opponents, cfg.arena, seed=self.seed
         )
         self.runner = NativeRunner(
-            env, self.link.slot, self.link.send, f"native{index}", seed, cfg.actors.deterministic
+            env, link.slot, link.send, self.bot_prefix, self.seed, cfg.actors.deterministic
         )
-        self.index = index
-        self._seed, self._mixes = seed, 0
-        self._stop = threading.Event()
-        self._error: str | None = None
-        self._thread = threading.Thread(target=self._loop, name="tankrl-native", daemon=True)
-        self._thread.start()
-
-    def _loop(self) -> None:
-        try:
-            since_mix = 0
-            while not self._stop.is_set():
-                self.runner.run(16)
-                since_mix += 16
-                if (
-                    self.cfg.actors.curriculum == "adaptive"
-                    and since_mix >= self.cfg.actors.curriculum_every_turns
-                ):
-                    since_mix = 0
-                    self._remix()
-                # backpressure: do not outrun a learner that has not taken what we sent; while
-                # the learner is unreachable keep playing (the link drops the oldest rounds)
-                limit = max(1, self.cfg.actors.max_buffered_rounds // 2)
-                while self.link.healthy and self.link.pending >= limit:
-                    if self._stop.wait(0.05):
-                        return
-        except Exception as error:  # reported through stats(); Ray restarts a dead actor
-            self._error = repr(error)
-            raise
+        self._ready, self.state = True, "playing"
+        since_mix = 0
+        while not self._stop.is_set():
+            self.runner.run(16)
+            since_mix += 16
+            if (
+                cfg.actors.curriculum == "adaptive"
+                and since_mix >= cfg.actors.curriculum_every_turns
+            ):
+                since_mix = 0
+                self._remix()
+            # backpressure: do not outrun a learner that has not taken what we sent; while
+            # the learner is unreachable keep playing (the link drops the oldest rounds)
+            limit = max(1, cfg.actors.max_buffered_rounds // 2)
+            while link.healthy and link.pending >= limit:
+                if self._stop.wait(0.05):
+                    return
 
     def _remix(self) -> None:
         """Adaptive curriculum: a new native batch with more arenas against the opponents we
@@ -99,34 +194,21 @@ class NativeBotActor:
             cfg.contract,
             tuple(names),
             cfg.arena,
-            seed=self._seed + 7 * self._mixes,
+            seed=self.seed + 7 * self._mixes,
         )
         self.runner.set_env(env)
 
-    def stats(self) -> dict[str, Any]:
+    def _stats(self) -> dict[str, Any]:
         s: dict[str, Any] = dict(self.runner.stats())
-        s.update(self.link.stats())
-        s.update(
-            kind="native",
-            index=self.index,
-            node=ray.get_runtime_context().get_node_id(),
-            wins=dict(self.runner.wins),
-            played=dict(self.runner.played),
-            refused_weights=self.link.slot.refused,
-            error=self._error,
-        )
+        s.update(wins=dict(self.runner.wins), played=dict(self.runner.played))
         return s
 
-    def stop(self) -> dict[str, Any]:
-        self._stop.set()
-        self._thread.join(timeout=10)
-        self.link.stop()
-        return self.stats()
 
-
-class HostedBotActor:
+class HostedBotActor(BotActor):
     """The PPO bot on the official Bot API (its threads live in this process) fighting games of
     `rounds_per_game` rounds against the scripted opponents in turn, on an embedded server."""
+
+    kind = "hosted"
 
     def __init__(
         self,
@@ -136,91 +218,78 @@ class HostedBotActor:
         namespace: str | None = None,
         rounds_per_game: int = 10,
     ) -> None:
-        from tankrl.actor.ppo_bot import PPOBot, PPOHooks, PPOTurns, bot_info
-        from tankrl.arena.server.options import ServerOptions
-        from tankrl.arena.server.thread import ServerThread
-
-        self.cfg = cfg = RunConfig.from_dict(config)
-        self.index, self.rounds_per_game = index, rounds_per_game
-        seed = cfg.seed + 7919 * (index + 1)
-        self.link = _link(cfg, learner_name, namespace, seed)
-        self.server_thread = ServerThread(ServerOptions(port=0, seed=seed))
-        self.server = self.server_thread.start()
-        self.name = f"TankRL-{index}"
-        self.turns = PPOTurns(
-            self.link.slot, f"hosted{index}", self.link.send, seed, cfg.actors.deterministic
-        )
-        self.bot = PPOBot(
-            self.turns,
-            PPOHooks(self.turns),
-            bot_info=bot_info(self.name),
-            server_url=self.server.url,
-            exit_on_game_end=False,
-        )
+        self.rounds_per_game = rounds_per_game
         self.games = 0
         self.wins: dict[str, int] = {}
         self.played: dict[str, int] = {}
-        self._error: str | None = None
-        self._stop = threading.Event()
-        self._started = time.perf_counter()
-        threading.Thread(target=self.bot.start, name="tankrl-bot", daemon=True).start()
-        self._thread = threading.Thread(target=self._games, name="tankrl-games", daemon=True)
-        self._thread.start()
+        self.server_thread: Any = None
+        self.turns: Any = None
+        self.bot: Any = None
+        super().__init__(config, learner_name, index, namespace)
 
-    def _games(self) -> None:
+    @property
+    def seed(self) -> int:
+        return self.cfg.seed + 7919 * (self.index + 1)
+
+    def _play(self, link: LearnerLink) -> None:
+        from tankrl.actor.ppo_bot import PPOBot, PPOHooks, PPOTurns, bot_info
         from tankrl.arena.server.battle import BattleSpec, run_battle
+        from tankrl.arena.server.options import ServerOptions
+        from tankrl.arena.server.thread import ServerThread
 
-        opponents = itertools.cycle(self.cfg.actors.opponents)
-        try:
-            while not self._stop.is_set():
-                opponent = next(opponents)
-                self.turns.opponent = opponent
-                rounds_before, wins_before = self.turns.rounds, self.turns.wins
-                run_battle(
-                    BattleSpec(
-                        bots=(opponent,),
-                        present=(self.name,),
-                        server_url=self.server.url,
-                        rounds=self.rounds_per_game,
-                        turn_timeout_us=self.cfg.arena.turn_timeout_us,
-                        ready_timeout_us=self.cfg.arena.ready_timeout_us,
-                    )
-                )
-                self.games += 1
-                self.played[opponent] = self.played.get(opponent, 0) + (
-                    self.turns.rounds - rounds_before
-                )
-                self.wins[opponent] = self.wins.get(opponent, 0) + (self.turns.wins - wins_before)
-        except Exception as error:
-            self._error = repr(error)
-            raise
-
-    def stats(self) -> dict[str, Any]:
-        seconds = time.perf_counter() - self._started
-        s: dict[str, Any] = dict(self.link.stats())
-        s.update(
-            kind="hosted",
-            index=self.index,
-            node=ray.get_runtime_context().get_node_id(),
-            turns=float(self.turns.turns),
-            turns_per_s=self.turns.turns / max(seconds, 1e-9),
-            rounds=float(self.turns.rounds),
-            games=self.games,
-            policy_version=float(self.link.slot.version),
-            swaps=float(self.turns.swaps),
-            skipped_turns=float(self.bot.skipped_turns),
-            wins=dict(self.wins),
-            played=dict(self.played),
-            refused_weights=self.link.slot.refused,
-            nonfinite_actions=float(self.turns.brain.nonfinite_actions),
-            error=self._error,
-            server_us_per_turn=float(np.mean(self.server.stats.turn_us))
-            if self.server.stats.turn_us
-            else 0.0,
+        cfg = self.cfg
+        self.server_thread = ServerThread(ServerOptions(port=0, seed=self.seed))
+        server = self.server_thread.start()
+        name = f"TankRL-{self.index}"
+        self.turns = turns = PPOTurns(
+            link.slot, self.bot_prefix, link.send, self.seed, cfg.actors.deterministic
         )
-        return s
+        self.bot = PPOBot(
+            turns,
+            PPOHooks(turns),
+            bot_info=bot_info(name),
+            server_url=server.url,
+            exit_on_game_end=False,
+        )
+        threading.Thread(target=self.bot.start, name="tankrl-bot", daemon=True).start()
+        self._ready, self.state = True, "playing"
+        for opponent in itertools.cycle(cfg.actors.opponents):
+            if self._stop.is_set():
+                return
+            turns.opponent = opponent
+            rounds_before, wins_before = turns.rounds, turns.wins
+            run_battle(
+                BattleSpec(
+                    bots=(opponent,),
+                    present=(name,),
+                    server_url=server.url,
+                    rounds=self.rounds_per_game,
+                    turn_timeout_us=cfg.arena.turn_timeout_us,
+                    ready_timeout_us=cfg.arena.ready_timeout_us,
+                )
+            )
+            self.games += 1
+            self.played[opponent] = self.played.get(opponent, 0) + turns.rounds - rounds_before
+            self.wins[opponent] = self.wins.get(opponent, 0) + turns.wins - wins_before
 
-    def stop(self) -> dict[str, Any]:
-        self._stop.set()
-        self.link.stop()
-        return self.stats()
+    def _halt(self) -> None:
+        """Close the embedded server: the battle in progress ends, and with it the opponent's
+        bot process (the battle runner ends the processes it booted)."""
+        if self.server_thread is not None:
+            self.server_thread.stop()
+
+    def _stats(self) -> dict[str, Any]:
+        seconds = time.perf_counter() - self._started
+        turn_us = self.server_thread.server.stats.turn_us
+        return {
+            "turns": float(self.turns.turns),
+            "turns_per_s": self.turns.turns / max(seconds, 1e-9),
+            "rounds": float(self.turns.rounds),
+            "games": self.games,
+            "swaps": float(self.turns.swaps),
+            "skipped_turns": float(self.bot.skipped_turns),
+            "wins": dict(self.wins),
+            "played": dict(self.played),
+            "nonfinite_actions": float(self.turns.brain.nonfinite_actions),
+            "server_us_per_turn": float(np.mean(turn_us)) if turn_us else 0.0,
+        }

@@ -89,3 +89,99 @@ def test_hosted_and_native_bot_actors_feed_the_learner(ray_local: Any, cfg: RunC
     finally:
         for a in (native, hosted, learner):
             ray.kill(a)
+
+
+def _learner_stats(learner: Any) -> dict[str, Any] | None:
+    try:
+        return dict(ray.get(learner.stats.remote(), timeout=30))
+    except (ray.exceptions.GetTimeoutError, ray.exceptions.ActorUnavailableError):
+        return None
+
+
+def _actor_stats(actor: Any) -> dict[str, Any] | None:
+    try:
+        return dict(ray.get(actor.stats.remote(), timeout=30))
+    except (ray.exceptions.GetTimeoutError, ray.exceptions.ActorUnavailableError):
+        return None
+
+
+def test_a_restarted_bot_actor_plays_new_rounds_that_are_trained(
+    ray_local: Any, cfg: RunConfig, tmp_path: Path
+) -> None:
+    """Ray restarts a killed bot actor; the new incarnation's bot ids are new to the learner,
+    so its first rounds are accepted and trained, not dropped as older than the last one seen."""
+    name = "learner-restart-bot"
+    learner = get_or_create_learner(name, cfg, tmp_path / "run", num_cpus=0)
+    native = (
+        ray.remote(NativeBotActor)
+        .options(num_cpus=0, max_restarts=1)
+        .remote(cfg.to_dict(), name, 0)
+    )
+    try:
+        first = wait_for(
+            lambda: (s := _actor_stats(native)) and s.get("learner_accepted", 0) >= 3 and s,
+            120,
+            "rounds of the first incarnation accepted",
+        )
+        ray.kill(native, no_restart=False)
+        before = wait_for(lambda: _learner_stats(learner), 60, "the learner's counters")
+        second = wait_for(
+            lambda: (
+                (s := _actor_stats(native))
+                and s["incarnation"] != first["incarnation"]
+                and s.get("learner_accepted", 0) >= 3
+                and s
+            ),
+            180,
+            "rounds of the restarted incarnation accepted",
+        )
+        assert second["pid"] != first["pid"]
+        after = wait_for(
+            lambda: (
+                (s := _learner_stats(learner))
+                and s["rounds_trained"] > before["rounds_trained"]
+                and s
+            ),
+            120,
+            "the new incarnation's rounds trained",
+        )
+        assert after["rounds_dropped"]["stale_round"] == before["rounds_dropped"]["stale_round"]
+        assert after["rounds_accepted"] >= before["rounds_accepted"] + 3
+    finally:
+        for a in (native, learner):
+            ray.kill(a)
+
+
+def test_a_restarted_learner_trains_on_and_the_bots_reattach(
+    ray_local: Any, cfg: RunConfig, tmp_path: Path
+) -> None:
+    """The learner is killed mid-run; Ray restarts it from latest/, the bot actor's link
+    reconnects to it, and policy_version keeps rising in the learner and in the bot."""
+    name = "learner-restart-learner"
+    learner = get_or_create_learner(name, cfg, tmp_path / "run", num_cpus=0, max_restarts=1)
+    native = ray.remote(NativeBotActor).options(num_cpus=0).remote(cfg.to_dict(), name, 0)
+    try:
+        killed_at = wait_for(
+            lambda: (v := _version(learner)) is not None and v >= 2 and v, 180, "two passes"
+        )
+        ray.kill(learner, no_restart=False)
+        wait_for(
+            lambda: (v := _version(learner)) is not None and v >= killed_at + 2,
+            240,
+            "policy_version rising after the restart",
+        )
+        wait_for(
+            lambda: (s := _actor_stats(native)) and s["policy_version"] >= killed_at + 1,
+            120,
+            "the bot playing weights published after the restart",
+        )
+    finally:
+        for a in (native, learner):
+            ray.kill(a)
+
+
+def _version(learner: Any) -> int | None:
+    try:
+        return int(ray.get(learner.policy_version.remote(), timeout=30))
+    except (ray.exceptions.GetTimeoutError, ray.exceptions.ActorUnavailableError):
+        return None
