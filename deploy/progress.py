@@ -16,7 +16,9 @@ def win_table(wins: dict[str, float], rounds: dict[str, int]) -> str:
 
 
 def report(elapsed_s: float, learner: dict[str, Any], actors: list[dict[str, Any]]) -> str:
-    """A progress block for one moment of the run."""
+    """A progress block for one moment of the run. An actor (or the learner) that did not
+    answer is a dict with `label` and `no_answer` (the reason); an actor's own failure is its
+    `error`."""
     by_kind: dict[str, float] = {}
     rounds = 0.0
     skipped = 0.0
@@ -49,10 +51,21 @@ def report(elapsed_s: float, learner: dict[str, Any], actors: list[dict[str, Any
     extra += f"  queue {learner.get('queue_depth', 0)}"
     if skipped:
         extra += f"  skipped turns {int(skipped)}"
-    errors = [f"{a.get('kind')}{a.get('index')}: {a['error']}" for a in actors if a.get("error")]
-    if errors:
-        extra += "  errors: " + "; ".join(errors)
+    failed = {k: learner.get(k, 0) for k in ("train_errors", "save_errors") if learner.get(k)}
+    if failed:
+        extra += "  learner " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in failed.items())
     lines.append(extra)
+    problems = [f"learner: no answer ({learner['no_answer']})"] if "no_answer" in learner else []
+    for a in actors:
+        name = a.get("label") or f"{a.get('kind', '?')}{a.get('index', '?')}"
+        if "no_answer" in a:
+            problems.append(f"{name}: no answer ({a['no_answer']})")
+        elif a.get("error"):
+            problems.append(f"{name}: {a['error']}")
+        elif a.get("state") == "starting":
+            problems.append(f"{name}: starting")
+    if problems:
+        lines.append("  actors: " + "; ".join(problems))
     return "\n".join(lines)
 
 

@@ -9,14 +9,17 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tankrl.deploy.config_cli import describe
 from tankrl.deploy.progress import report, target_reached
 from tankrl.shared.config import RAY_NAMESPACE as NAMESPACE
 from tankrl.shared.config import RunConfig
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -34,11 +37,18 @@ def learner_name(run: str) -> str:
     return f"tankrl-learner-{run}"
 
 
+LOOPBACK_ONLY_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray reads this when it is imported: "0" switches multi-node support off, and with it Ray's
+rewriting of 127.0.0.1 into the machine's routable address, so every server of a local instance
+(GCS, raylet, workers, dashboard) listens on the loopback interface only."""
+
+
 def _start_ray(address: str | None, cfg: RunConfig, dashboard: bool) -> bool:
-    """Connect to a cluster (address) or start a local instance; True if we started it."""
+    """Connect to a cluster (address) or start a local instance; True if we started it. A local
+    instance listens on 127.0.0.1 only (with token authentication, Ray's default for local
+    instances since 2.59); a warning says so when Ray was imported too early to be told."""
     import ray
 
-    address = address or os.environ.get("RAY_ADDRESS")  # set inside `ray job submit`
     if address:
         ray.init(address=address, namespace=NAMESPACE, log_to_driver=False)
         return False
@@ -51,35 +61,76 @@ def _start_ray(address: str | None, cfg: RunConfig, dashboard: bool) -> bool:
         log_to_driver=False,
         _node_ip_address="127.0.0.1",
     )
+    ip = str(ray.util.get_node_ip_address())  # type: ignore[no-untyped-call]
+    if ip not in ("127.0.0.1", "::1"):
+        print(
+            f"warning: the local Ray instance listens on {ip} (Ray was imported before "
+            f"tankrl train could set {LOOPBACK_ONLY_ENV}=0)"
+        )
     return True
 
 
-def _start_actors(cfg: RunConfig, name: str) -> list[Any]:
+@dataclass
+class Actor:
+    """A bot actor the job started, and its name in progress lines (native0, hosted1)."""
+
+    label: str
+    handle: Any
+
+
+def _start_actors(cfg: RunConfig, name: str) -> list[Actor]:
     import ray
 
     from tankrl.actor.service import HostedBotActor, NativeBotActor
 
     spread = {"scheduling_strategy": "SPREAD", "max_restarts": 3, "max_task_retries": 0}
     config = cfg.to_dict()
-    actors: list[Any] = []
+    actors: list[Actor] = []
     native = ray.remote(NativeBotActor).options(num_cpus=0.5, **spread)
     for i in range(cfg.actors.native_actors):
-        actors.append(native.remote(config, name, i, NAMESPACE))
+        actors.append(Actor(f"native{i}", native.remote(config, name, i, NAMESPACE)))
     hosted = ray.remote(HostedBotActor).options(num_cpus=0.5, **spread)
     for i in range(cfg.actors.hosted_bots):
-        actors.append(hosted.remote(config, name, i, NAMESPACE, cfg.train.hosted_rounds_per_game))
+        handle = hosted.remote(config, name, i, NAMESPACE, cfg.train.hosted_rounds_per_game)
+        actors.append(Actor(f"hosted{i}", handle))
     return actors
 
 
-def _stats(actors: list[Any], timeout_s: float = 10.0) -> list[dict[str, Any]]:
+def why_no_answer(error: BaseException, timeout_s: float) -> str:
+    """A short reason for an actor call that returned no result."""
     import ray
 
-    out = []
+    if isinstance(error, ray.exceptions.GetTimeoutError):
+        return f"busy: no answer within {timeout_s:.0f} s"
+    if isinstance(error, ray.exceptions.ActorUnavailableError):
+        return "restarting"
+    if isinstance(error, ray.exceptions.ActorDiedError):
+        return "dead: " + (str(error).strip().splitlines() or ["?"])[0][:160]
+    return f"{type(error).__name__}: {error}"[:160]
+
+
+def _stats(actors: list[Actor], timeout_s: float = 10.0) -> list[dict[str, Any]]:
+    """Every actor's stats, asked at once; one that does not answer in time is reported by
+    name with the reason (`no_answer`)."""
+    import ray
+
+    calls = []
     for a in actors:
         try:
-            out.append(ray.get(a.stats.remote(), timeout=timeout_s))
-        except Exception as error:  # a restarting actor: report and carry on
-            out.append({"kind": "?", "error": repr(error)[:120]})
+            calls.append(a.handle.stats.remote())
+        except Exception as error:  # a dead handle can refuse the call itself
+            calls.append(error)
+    pending = [c for c in calls if not isinstance(c, Exception)]
+    if pending:
+        ray.wait(pending, num_returns=len(pending), timeout=timeout_s)
+    out = []
+    for a, call in zip(actors, calls, strict=True):
+        try:
+            if isinstance(call, Exception):
+                raise call
+            out.append(ray.get(call, timeout=0.001))
+        except Exception as error:
+            out.append({"label": a.label, "no_answer": why_no_answer(error, timeout_s)})
     return out
 
 
@@ -87,6 +138,9 @@ def train(
     cfg: RunConfig, address: str | None = None, dashboard: bool = True, print_fn: Any = print
 ) -> TrainResult:
     """Run the main job; returns where the weights are and why it stopped."""
+    address = address or os.environ.get("RAY_ADDRESS")  # set inside `ray job submit`
+    if not address:
+        os.environ.setdefault(LOOPBACK_ONLY_ENV, "0")  # before Ray is imported
     import ray
 
     from tankrl.learner.service import get_or_create_learner
@@ -105,6 +159,8 @@ def train(
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     started_ray = _start_ray(address, cfg, dashboard)
+    for s in old:  # again: Ray's core worker installs its own SIGTERM handler, which aborts
+        signal.signal(s, on_signal)
     name = learner_name(cfg.run)
     actors: list[Any] = []
     learner = None
@@ -119,7 +175,10 @@ def train(
         t0 = time.monotonic()
         deadline = t0 + 60.0 * cfg.train.minutes
         while not stop.wait(min(cfg.train.progress_s, max(0.0, deadline - time.monotonic()))):
-            stats = ray.get(learner.stats.remote(), timeout=60)
+            try:
+                stats = ray.get(learner.stats.remote(), timeout=60)
+            except Exception as error:  # restarting: it resumes from latest/, bots re-attach
+                stats = {"no_answer": why_no_answer(error, 60)}
             print_fn(report(time.monotonic() - t0, stats, _stats(actors)))
             if time.monotonic() >= deadline:
                 break
@@ -132,7 +191,7 @@ def train(
         return _finish(cfg, learner, actors, run_dir, minutes, stopped_by[0], print_fn)
     finally:
         for a in actors:
-            ray.kill(a)
+            ray.kill(a.handle)
         if learner is not None:
             ray.kill(learner)
         if started_ray:
@@ -171,14 +230,15 @@ def _finish(
 
     print_fn(f"stopping ({stopped_by}) ...")
     final: list[dict[str, Any]] = []
-    for a in actors:
+    stops = [a.handle.stop.remote() for a in actors]  # all at once: each ends its battle
+    for a, call in zip(actors, stops, strict=True):
         try:
-            final.append(ray.get(a.stop.remote(), timeout=30))
+            final.append(ray.get(call, timeout=60))
         except Exception as error:
-            print_fn(f"  a bot actor did not stop cleanly: {error!r}"[:200])
-            final.append({"kind": "?", "error": repr(error)[:120]})
-    saved = ray.get(learner.shutdown.remote(), timeout=300)
-    stats = ray.get(learner.stats.remote(), timeout=60)
+            print_fn(f"  {a.label} did not stop cleanly: {why_no_answer(error, 60)}")
+            final.append({"label": a.label, "no_answer": why_no_answer(error, 60)})
+    saved = _retry(lambda: ray.get(learner.shutdown.remote(), timeout=300))
+    stats = _retry(lambda: ray.get(learner.stats.remote(), timeout=60))
     print_fn(report(60.0 * minutes, stats, []))
     print_fn(
         f"\nweights: {run_dir}/latest (policy_version {saved['policy_version']}), "
@@ -190,3 +250,15 @@ def _finish(
         f"  tankrl export {cfg.run} --out {cfg.run}.zip"
     )
     return TrainResult(run_dir, int(saved["policy_version"]), minutes, stopped_by, stats, final)
+
+
+def _retry(call: Callable[[], T], attempts: int = 30, wait_s: float = 2.0) -> T:
+    """`call()`, again while the learner is restarting (it comes back from latest/)."""
+    import ray
+
+    for _ in range(attempts - 1):
+        try:
+            return call()
+        except ray.exceptions.ActorUnavailableError:
+            time.sleep(wait_s)
+    return call()

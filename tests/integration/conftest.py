@@ -1,5 +1,6 @@
 """Shared fixture for the integration tests: `ray_local`, one local Ray instance per test module
-(2 CPUs, bound to 127.0.0.1, metrics exported on a free port every second), always shut down."""
+(2 CPUs, listening on 127.0.0.1 only, metrics exported on a free port every second), always
+shut down."""
 
 import socket
 from collections.abc import Iterator
@@ -29,10 +30,15 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def ray_local() -> Iterator[LocalRay]:
     import ray
+    import ray._private.ray_constants as ray_constants
 
     port = _free_port()
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RAY_metrics_report_interval_ms", "1000")  # export every second, not every 10
+        # loopback only, as `tankrl train` runs its local instance: the processes Ray starts
+        # read the variable; this process read it when it imported Ray, so it is set here too
+        mp.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        mp.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
         ray.init(
             num_cpus=2,
             include_dashboard=False,

@@ -1,0 +1,42 @@
+"""`tankrl train`'s progress block: it names every actor that did not answer and why, an actor's
+own failure and the learner's failed passes and saves, and still prints the rest."""
+
+from tankrl.deploy.progress import report
+
+LEARNER = {
+    "policy_version": 7,
+    "rounds_trained": 40,
+    "win_rate": {"SpinBot": 0.5},
+    "rounds_by_opponent": {"SpinBot": 10},
+    "rounds_dropped": {"lag": 0, "stale_round": 2},
+    "queue_depth": 1,
+    "train_errors": 0,
+    "save_errors": 0,
+}
+
+
+def test_every_silent_actor_is_named_with_its_reason() -> None:
+    actors = [
+        {"kind": "native", "index": 0, "turns_per_s": 1000.0, "rounds": 5, "state": "playing"},
+        {"label": "native1", "no_answer": "restarting"},
+        {"label": "hosted0", "no_answer": "busy: no answer within 10 s"},
+        {"kind": "hosted", "index": 1, "state": "stopped", "error": "BattleError('x')"},
+    ]
+    text = report(60.0, LEARNER, actors)
+    assert "policy_version 7" in text and "native 1,000" in text
+    assert "native1: no answer (restarting)" in text
+    assert "hosted0: no answer (busy: no answer within 10 s)" in text
+    assert "hosted1: BattleError('x')" in text
+    assert "native0" not in text  # a healthy actor needs no line
+
+
+def test_the_learners_failures_and_silence_are_shown() -> None:
+    text = report(60.0, {**LEARNER, "train_errors": 2, "save_errors": 1}, [])
+    assert "train errors 2" in text and "save errors 1" in text
+    quiet = report(60.0, {"no_answer": "restarting"}, [])
+    assert "learner: no answer (restarting)" in quiet
+
+
+def test_a_healthy_run_has_no_problem_line() -> None:
+    text = report(60.0, LEARNER, [{"kind": "native", "index": 0, "state": "playing"}])
+    assert "actors:" not in text and "errors" not in text
