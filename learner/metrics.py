@@ -7,6 +7,7 @@ side is skipped and the values are only kept locally (`value()`), so tests need 
 
 import math
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -56,8 +57,15 @@ def _tag_key(tags: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
 class LearnerMetrics:
     """Owns the Ray metric objects and the TensorBoard writer; thread-safe."""
 
-    def __init__(self, tb_dir: Path | None = None, use_ray: bool | None = None):
+    def __init__(
+        self, tb_dir: Path | None = None, use_ray: bool | None = None, tb_every_s: float = 0.0
+    ):
+        """`tb_every_s`: a pass's TensorBoard scalars are written only when that long has gone
+        by since the last written pass (0: every pass), which bounds tb/'s growth per hour;
+        counters and gauges follow every pass."""
         self._lock = threading.Lock()
+        self._tb_every_s = tb_every_s
+        self._tb_last = -math.inf
         self._values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
         self._ray: dict[str, Any] = {}
         if use_ray is None:
@@ -135,6 +143,10 @@ class LearnerMetrics:
         for opponent, rate in play["win_rate"].items():
             self.set("win_rate", rate, opponent=opponent)
         self.set("queue_depth", queue_depth)
+        now = time.monotonic()
+        if now - self._tb_last < self._tb_every_s:
+            return
+        self._tb_last = now
         self.scalars(version, stats, "train/")
         tb_play = {f"win_rate/{k}": v for k, v in play["win_rate"].items()}
         self.scalars(version, {"episodic_return": play["episodic_return"], **tb_play}, "play/")

@@ -46,7 +46,7 @@ class LearnerActor:
         checkpoints.write_config(self.run_dir, self.cfg.to_dict())
         self.inbox = Inbox(self.contract, self.cfg.learner.max_policy_lag)
         self.round_stats = RoundStats()
-        self.metrics = LearnerMetrics(self.run_dir / "tb")
+        self.metrics = LearnerMetrics(self.run_dir / "tb", tb_every_s=self.cfg.learner.tb_every_s)
         self.last_pass: dict[str, float] = {}
         self.last_lag: LagStats | None = None
         self.train_errors = 0
@@ -59,6 +59,7 @@ class LearnerActor:
         self._good_tensors = self.trainer.policy_tensors()
         self.publisher.publish(version, self._good_tensors)
         self._saved_version = version if start.source == checkpoints.LATEST else -1
+        self._saved_at = time.monotonic()
         if self._saved_version != version:
             self._save(version, rotate=False)
         self.metrics.set("policy_version", version)
@@ -186,8 +187,11 @@ class LearnerActor:
             self.rounds_trained += len(rounds)
             self.turns_trained += sum(tr.turns for tr in rounds)
             every = self.cfg.learner.checkpoint_every_rounds
+            rotate = checkpoints.checkpoint_due(before, self.rounds_trained, every)
+            due = time.monotonic() - self._saved_at >= self.cfg.learner.latest_every_s
             try:
-                self._save(version, checkpoints.checkpoint_due(before, self.rounds_trained, every))
+                if rotate or due:  # shutdown and checkpoint_now write the newest in any case
+                    self._save(version, rotate)
             except OSError:  # e.g. a full disk: keep training; the next pass tries again
                 self.save_errors += 1
                 log.exception("writing latest/ for policy_version %d failed", version)
@@ -207,6 +211,7 @@ class LearnerActor:
             "trainer": trainer_state,
         }
         checkpoints.write_latest(self.run_dir, files, optimizer, state)
+        self._saved_at = time.monotonic()
         if rotate:
             keep = self.cfg.learner.keep_checkpoints
             checkpoints.rotate_checkpoints(self.run_dir, files, optimizer, state, keep)

@@ -77,10 +77,18 @@ class LearnerConfig:
     checkpoint_every_rounds: int = option(50, "rotate checkpoint_1..3 every this many rounds")
     keep_checkpoints: int = option(3, "how many rotating checkpoints to keep")
     torch_threads: int = option(1, "torch intra-op threads for the training pass")
+    latest_every_s: float = option(
+        10.0, "rewrite latest/ at most this often, in seconds (0 = after every pass)"
+    )
+    tb_every_s: float = option(
+        15.0, "write TensorBoard scalars at most this often, in seconds (0 = every pass)"
+    )
 
     def validate(self) -> None:
         if self.max_policy_lag < 0:
             raise ConfigError("learner.max_policy_lag must be >= 0")
+        if self.latest_every_s < 0 or self.tb_every_s < 0:
+            raise ConfigError("learner.latest_every_s and tb_every_s must be >= 0 (0 = always)")
         if self.keep_checkpoints < 1 or self.checkpoint_every_rounds < 1:
             raise ConfigError("learner.keep_checkpoints and checkpoint_every_rounds must be >= 1")
 

@@ -98,3 +98,27 @@ def test_a_pass_report_sets_every_figure_the_dashboard_shows():
     assert metrics.value("policy_lag", stat="max") == 1
     assert metrics.value("win_rate", opponent="Walls") == 0.75
     assert metrics.value("entropy") == 0.5 and metrics.value("queue_depth") == 0
+
+
+def _pass(metrics: LearnerMetrics, version: int) -> None:
+    stats = dict.fromkeys(
+        ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
+         "explained_variance", "samples_per_s", "pass_s", "turns"), 1.0,
+    )  # fmt: skip
+    play = {"episodic_return": 0.0, "win_rate": {"SpinBot": 0.5}, "rounds_by_opponent": {}}
+    metrics.report_pass(version, 1, stats, None, play, queue_depth=0)
+
+
+def test_tensorboard_is_written_at_most_as_often_as_configured(tmp_path: Path) -> None:
+    """A long run's tb/ grows with time, not with passes: within `tb_every_s` only the first
+    pass is written, while the counters and gauges follow every pass."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    metrics = LearnerMetrics(tmp_path / "tb", use_ray=False, tb_every_s=3600.0)
+    for version in range(1, 51):
+        _pass(metrics, version)
+    metrics.close()
+    assert metrics.value("training_passes") == 50 and metrics.value("policy_version") == 50
+    events = EventAccumulator(str(tmp_path / "tb"))
+    events.Reload()
+    assert [e.step for e in events.Scalars("train/policy_loss")] == [1]
