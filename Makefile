@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.tankrl-installed
 
-.PHONY: setup train test lint bench clean
+.PHONY: setup train test lint bench soak clean
 
 setup: $(STAMP)
 
@@ -41,7 +41,16 @@ bench: setup
 		echo "== python -m bench.$$b"; \
 		$(BIN)/python -u -m bench.$$b | tee tmp/bench/$$b.txt; \
 	done
-	$(BIN)/python -m bench.results $(BENCHMARKS:%=tmp/bench/%.txt)
+	$(BIN)/python -m bench.results
+
+# The one-hour soak (`tankrl train` watched for growing memory and files); its figures join
+# bench/results.md with the others'.
+soak: SHELL := /bin/bash
+soak: .SHELLFLAGS := -o pipefail -ec
+soak: setup
+	mkdir -p tmp/bench
+	$(BIN)/python -u -m bench.soak $(ARGS) | tee tmp/bench/soak.txt
+	$(BIN)/python -m bench.results
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -25,6 +25,7 @@ ORDER = (
     "hosted",
     "server_ab",
     "time_to_skill",
+    "soak",
 )
 """The rows' order (then any other benchmark, by name), as `make bench` runs them."""
 DEFAULT_OUTPUTS = Path("tmp/bench")
