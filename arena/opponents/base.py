@@ -33,6 +33,10 @@ class ScriptedBot:
         """Forget the round-local state of the copies in `mask` (a new round starts)."""
         raise NotImplementedError
 
+    def reset_battle(self, mask: Bool) -> None:
+        """Forget what the copies in `mask` learned about their enemy: a new battle starts (the
+        host calls it before that battle's first reset_round). Default: nothing is learned."""
+
     def decide(self, view: BotView) -> Intent:
         """The intent answering this tick (the host applies it next turn)."""
         raise NotImplementedError

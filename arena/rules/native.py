@@ -3,9 +3,12 @@ learner), seat 1 by a scripted opponent per arena or by the caller too (self-pla
 
 Keeps hosted timing: the view of tick N is what the deciders see, and the intents they return are
 applied in turn N + 1. Rounds restart automatically; a round longer than `max_turns_per_round` is
-truncated. Per-arena seeds are hash64(seed, arena) >> 1 (63 bits, like the server's game seeds),
-so arena k replays as a B = 1 engine, or hosted with `--seed`, seeded with `seeds[k]`. The
-learner-facing env with observations lives in actor/native_env.py.
+truncated. Scripted opponents that learn keep what they learned for a battle of `battle_rounds`
+rounds (rounds 1, 1 + battle_rounds, ... start one: their `reset_battle`, then `reset_round`), as
+a hosted bot keeps it for its process's life. Per-arena seeds are hash64(seed, arena) >> 1 (63
+bits, like the server's game seeds), so arena k replays as a B = 1 engine, or hosted with
+`--seed`, seeded with `seeds[k]`. The learner-facing env with observations lives in
+actor/native_env.py.
 """
 
 from collections.abc import Sequence
@@ -66,8 +69,12 @@ class NativeArenas:
         setup: GameSetup | None = None,
         seed: int = 0,
         max_turns_per_round: int = 0,
+        battle_rounds: int = 10,
     ) -> None:
+        if battle_rounds < 1:
+            raise ValueError("battle_rounds must be at least 1")
         self.n = n_arenas
+        self.battle_rounds = battle_rounds
         self.setup = setup or native_setup()
         # 63-bit, like the server's game seeds, so arena k can be replayed hosted with `--seed`
         self.seeds = rng.hash64(np.uint64(seed), np.arange(n_arenas, dtype=np.uint64)) >> np.uint64(
@@ -138,9 +145,13 @@ class NativeArenas:
             self.truncated[:] = ~self.ended & (e.turn_number >= self.max_turns)
             e.reset_arenas(self.truncated)
         if self.round_started.any() and not self.self_play:
+            battle = self.round_started & ((e.round_number - 1) % self.battle_rounds == 0)
             for sel, bot in self._groups:
                 started = self.round_started if isinstance(sel, slice) else self.round_started[sel]
                 if started.any():
+                    new_battle = battle if isinstance(sel, slice) else battle[sel]
+                    if new_battle.any():
+                        bot.reset_battle(new_battle)  # type: ignore[attr-defined]
                     bot.reset_round(started)  # type: ignore[attr-defined]
         for seat in (0, 1):
             fill_view(e, seat, self.views[seat])

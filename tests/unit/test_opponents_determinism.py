@@ -1,7 +1,7 @@
 """Seeding of the scripted opponents and GotoTest: the same seeds give identical intents in two
-runs; the randomised ones (Corners, Crazy, GotoTest) differ for other seeds on the same spawns;
-and a batch of n copies decides exactly like n single copies (n = 1, as the Bot API shell hosts
-one) fed the same views, so a seed fixes a bot whether it plays native or hosted.
+runs; the randomised ones (Corners, Crazy, GotoTest, Surfer) differ for other seeds on the same
+spawns; and a batch of n copies decides exactly like n single copies (n = 1, as the Bot API shell
+hosts one) fed the same views, so a seed fixes a bot whether it plays native or hosted.
 """
 
 from typing import Any
@@ -16,7 +16,7 @@ from tankrl.shared.botview import VIEW_DTYPES, BotView
 from tankrl.shared.intent import INTENT_FIELDS
 
 DECIDERS: dict[str, Any] = {**OPPONENTS, "GotoTest": GotoTest}
-RANDOMISED = ("Corners", "Crazy", "GotoTest")
+RANDOMISED = ("Corners", "Crazy", "GotoTest", "Surfer")
 TURNS = 200
 
 
