@@ -46,6 +46,7 @@ from robocode_tank_royale.bot_api.events.tick_event import TickEvent
 from robocode_tank_royale.bot_api.events.won_round_event import WonRoundEvent
 
 from tankrl.actor.gototest import GotoTest
+from tankrl.actor.policy_seat import EXPERT, expert_seat
 from tankrl.arena.opponents import OPPONENTS
 from tankrl.shared.botview import OWN_STATE, BotView
 from tankrl.shared.intent import Intent
@@ -64,8 +65,13 @@ class Decider(Protocol):
     def decide(self, view: BotView) -> Intent: ...
 
 
-SCRIPTED: dict[str, Callable[[int, npt.ArrayLike], Decider]] = {**OPPONENTS, "GotoTest": GotoTest}
-"""Deciders a bot directory can run by name: the scripted opponents and GotoTest."""
+SCRIPTED: dict[str, Callable[[int, npt.ArrayLike], Decider]] = {
+    **OPPONENTS,
+    EXPERT: expert_seat(),
+    "GotoTest": GotoTest,
+}
+"""Deciders a bot directory can run by name: the scripted opponents, the demonstrator's policy
+seat and GotoTest."""
 
 
 def view_from_tick(

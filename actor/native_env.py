@@ -6,13 +6,14 @@ observation of the next round with reward 0 (the action for that arena is ignore
 discards intents sent before turn 1). `gym_env.py` wraps it in the Gymnasium interfaces.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from tankrl.actor.brain import Brain
+from tankrl.actor.policy_seat import EXPERT, SeatFactory, expert_seat
 from tankrl.actor.reward import round_end_reward
 from tankrl.arena.rules.game_setup import GameSetup
 from tankrl.arena.rules.native import NativeArenas, RoundOutcome, native_setup
@@ -48,11 +49,21 @@ class NativeEnv:
         opponents: Sequence[str] | None = ("SpinBot",),
         arena: ArenaConfig | None = None,
         seed: int = 0,
+        seats: Mapping[str, SeatFactory] | None = None,
     ) -> None:
+        """`opponents` name scripted opponents, `Expert` (the demonstrator's seat) or any of
+        `seats` (e.g. past policy versions); None is self-play (both seats the caller's)."""
         self.contract = get_contract(contract) if isinstance(contract, str) else contract
         cfg = arena or ArenaConfig()
+        known = {EXPERT: expert_seat(cfg.arena_width, cfg.arena_height), **(seats or {})}
         self.arenas = NativeArenas(
-            n_arenas, opponents, setup_from(cfg), seed, cfg.max_turns_per_round
+            n_arenas,
+            opponents,
+            setup_from(cfg),
+            seed,
+            cfg.max_turns_per_round,
+            cfg.battle_rounds,
+            known,
         )
         self.n_arenas = n_arenas
         self.seats = self.arenas.learner_seats

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tankrl.deploy.eval_stats import WIN_DEFINITION
-from tankrl.shared.config import DEFAULT_OPPONENTS
+from tankrl.shared.config import DEFAULT_OPPONENTS, NAMED_OPPONENTS
 
 DESCRIPTION = f"""\
 Play a policy (a run dir using its latest/, a run name under --weights-dir, a policy dir or a
@@ -24,11 +24,11 @@ policy's means unless --stochastic. Definitions: {WIN_DEFINITION}."""
 
 def _opponents(text: str) -> tuple[str, ...]:
     names = tuple(n.strip() for n in text.split(",") if n.strip())
-    unknown = [n for n in names if n not in DEFAULT_OPPONENTS]
+    unknown = [n for n in names if n not in NAMED_OPPONENTS]
     if not names or unknown:
         raise argparse.ArgumentTypeError(
             f"unknown opponent(s) {', '.join(unknown) or '(none)'}; "
-            f"known: {','.join(DEFAULT_OPPONENTS)}"
+            f"known: {','.join(NAMED_OPPONENTS)}"
         )
     return tuple(dict.fromkeys(names))
 
@@ -47,7 +47,7 @@ def register(sub: "argparse._SubParsersAction[Any]") -> None:
         "--opponents",
         type=_opponents,
         default=DEFAULT_OPPONENTS,
-        help="comma-separated scripted opponents (default: all 10)",
+        help="comma-separated opponents (default: the ten sample bots; also Surfer, Expert)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON document instead")
     p.add_argument(

@@ -106,6 +106,9 @@ class ArenaConfig:
     max_turns_per_round: int = option(
         3000, "native env: truncate a round after this many turns (0 = never)"
     )
+    battle_rounds: int = option(
+        10, "native env: rounds per battle (opponents that learn forget between battles)"
+    )
 
     @property
     def arena_diagonal(self) -> float:
@@ -114,11 +117,17 @@ class ArenaConfig:
     def validate(self) -> None:
         if not (400 <= self.arena_width <= 5000 and 400 <= self.arena_height <= 5000):
             raise ConfigError("arena size must be within 400..5000 units on each side")
+        if self.battle_rounds < 1:
+            raise ConfigError("arena.battle_rounds must be at least 1")
         if self.turn_timeout_us <= 0 or self.ready_timeout_us <= 0:
             raise ConfigError("arena timeouts must be positive microseconds")
 
 
 DEFAULT_OPPONENTS = SAMPLE_BOTS
+NAMED_OPPONENTS = (*SAMPLE_BOTS, "Surfer", "Expert")
+"""Every opponent a command or config can name: the ten sample bots, Surfer (wave surfing and a
+GuessFactor gun) and Expert (the warm start's scripted demonstrator); each has a bot directory
+and plays in the native env (tests/unit/test_opponent_list.py checks they agree)."""
 
 RAY_NAMESPACE = "tankrl"
 """The Ray namespace of every named actor tankrl starts (the learner `tankrl-learner-<run>`), so

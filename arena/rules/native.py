@@ -1,5 +1,5 @@
 """The native arena driver: B 1v1 arenas stepped in-process, seat 0 played by the caller (the
-learner), seat 1 by a scripted opponent per arena or by the caller too (self-play).
+learner), seat 1 by a scripted opponent or a policy seat per arena, or by the caller too.
 
 Keeps hosted timing: the view of tick N is what the deciders see, and the intents they return are
 applied in turn N + 1. Rounds restart automatically; a round longer than `max_turns_per_round` is
@@ -11,8 +11,9 @@ bits, like the server's game seeds), so arena k replays as a B = 1 engine, or ho
 actor/native_env.py.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +29,20 @@ from tankrl.shared.intent import Intent
 
 Bool = npt.NDArray[np.bool_]
 F64 = npt.NDArray[np.float64]
+
+
+class Decider(Protocol):
+    """What plays an opponent seat: a scripted opponent or a policy seat, over its arenas."""
+
+    def reset_battle(self, mask: Bool) -> None: ...
+
+    def reset_round(self, mask: Bool) -> None: ...
+
+    def decide(self, view: BotView) -> Intent: ...
+
+
+DeciderFactory = Callable[[int, npt.NDArray[np.uint64]], Decider]
+"""(n arenas, their seeds) -> the decider of those arenas' opponent seat."""
 
 NATIVE_ROUNDS = 2**31 - 1
 """The native env plays one endless game; rounds restart until the caller stops."""
@@ -70,7 +85,11 @@ class NativeArenas:
         seed: int = 0,
         max_turns_per_round: int = 0,
         battle_rounds: int = 10,
+        seats: Mapping[str, DeciderFactory] | None = None,
     ) -> None:
+        """`opponents[i % len]` plays arena i's seat 1 (None: self-play, both seats ours); a name
+        is a scripted opponent (arena.opponents) or one of `seats` (policy seats the caller
+        builds, actor/policy_seat.py)."""
         if battle_rounds < 1:
             raise ValueError("battle_rounds must be at least 1")
         self.n = n_arenas
@@ -89,14 +108,15 @@ class NativeArenas:
             if opponents is None
             else [opponents[i % len(opponents)] for i in range(n_arenas)]
         )
-        self._groups: list[tuple[npt.NDArray[np.intp] | slice, object]] = []
+        self._groups: list[tuple[npt.NDArray[np.intp] | slice, Decider]] = []
+        known: dict[str, DeciderFactory] = {**OPPONENTS, **(seats or {})}
         if opponents is not None:
             for name in dict.fromkeys(opponents):
-                if name not in OPPONENTS:
-                    raise ValueError(f"unknown opponent {name!r}; known: {', '.join(OPPONENTS)}")
+                if name not in known:
+                    raise ValueError(f"unknown opponent {name!r}; known: {', '.join(known)}")
                 idx = np.nonzero(self.opponent_names == name)[0]
                 sel: npt.NDArray[np.intp] | slice = slice(None) if idx.size == n_arenas else idx
-                self._groups.append((sel, OPPONENTS[name](idx.size, self.seeds[idx])))
+                self._groups.append((sel, known[name](idx.size, self.seeds[idx])))
         self.views = [BotView.zeros(n_arenas), BotView.zeros(n_arenas)]
         self.round_started = np.zeros(n_arenas, dtype=np.bool_)
         self.ended = np.zeros(n_arenas, dtype=np.bool_)
@@ -132,7 +152,7 @@ class NativeArenas:
         out = Intent.zeros(self.n)
         for sel, bot in self._groups:
             sub = view if isinstance(sel, slice) else view.select(sel)
-            out.assign(sel, bot.decide(sub))  # type: ignore[attr-defined]
+            out.assign(sel, bot.decide(sub))
         return out
 
     def _advance(self) -> None:
@@ -151,8 +171,8 @@ class NativeArenas:
                 if started.any():
                     new_battle = battle if isinstance(sel, slice) else battle[sel]
                     if new_battle.any():
-                        bot.reset_battle(new_battle)  # type: ignore[attr-defined]
-                    bot.reset_round(started)  # type: ignore[attr-defined]
+                        bot.reset_battle(new_battle)
+                    bot.reset_round(started)
         for seat in (0, 1):
             fill_view(e, seat, self.views[seat])
         done = self.ended | self.truncated

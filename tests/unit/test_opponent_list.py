@@ -1,13 +1,14 @@
 """The one list of the ten sample bots (shared's SAMPLE_BOTS) agrees with everything built from
 it: each is a scripted opponent, a bot directory that `tankrl battle` and `tankrl evaluate` boot
-to play that opponent, and part of the default training mix; every scripted opponent can be
-booted by name."""
+to play that opponent, and part of the default training mix; every opponent a command can name
+(NAMED_OPPONENTS: also Surfer and Expert) can be booted by name."""
 
 import json
 
+from tankrl.actor.policy_seat import EXPERT
 from tankrl.arena.opponents import OPPONENTS
 from tankrl.arena.server.booter import BUILTIN_BOTS
-from tankrl.shared.config import DEFAULT_OPPONENTS
+from tankrl.shared.config import DEFAULT_OPPONENTS, NAMED_OPPONENTS
 from tankrl.shared.game_constants import SAMPLE_BOTS
 
 
@@ -22,8 +23,13 @@ def test_every_sample_bot_is_a_scripted_opponent() -> None:
         assert cls.name == name
 
 
-def test_every_scripted_opponent_has_a_bot_directory_that_plays_it() -> None:
-    for name in OPPONENTS:
+def test_every_named_opponent_is_a_scripted_opponent_or_the_experts_seat() -> None:
+    assert set(NAMED_OPPONENTS) == {*OPPONENTS, EXPERT}
+    assert len(set(NAMED_OPPONENTS)) == len(NAMED_OPPONENTS)
+
+
+def test_every_named_opponent_has_a_bot_directory_that_plays_it() -> None:
+    for name in NAMED_OPPONENTS:
         folder = BUILTIN_BOTS / name
         assert json.loads((folder / f"{name}.json").read_text())["name"] == name
         assert f'run_scripted("{name}")' in (folder / f"{name}.py").read_text(), name
@@ -36,4 +42,4 @@ def test_every_scripted_bot_directory_names_a_scripted_opponent() -> None:
         if "run_scripted(" in (d / f"{d.name}.py").read_text()
     }
     # GotoTest drives the goto controller alone (actor/gototest.py): a demonstration, no opponent
-    assert scripted - {"GotoTest"} == set(OPPONENTS)
+    assert scripted - {"GotoTest"} == set(NAMED_OPPONENTS)
