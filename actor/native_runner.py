@@ -49,8 +49,11 @@ class NativeRunner:
         seed: int = 0,
         deterministic: bool = False,
         record: bool = True,
+        on_result: Callable[[str, bool], None] | None = None,
     ) -> None:
+        """`on_result(opponent, won)` hears every finished round (e.g. the self-play pool)."""
         self.env, self.slot, self.sink = env, slot, sink
+        self.on_result = on_result
         self.rng = np.random.default_rng(seed)
         self.deterministic = deterministic
         ids = [f"{bot_prefix}-{i}" for i in range(env.num_envs)]
@@ -118,6 +121,8 @@ class NativeRunner:
             self.played[name] += 1
             self.wins[name] += bool(won[i])
             self.recent.setdefault(name, deque(maxlen=RECENT_ROUNDS)).append(bool(won[i]))
+            if self.on_result is not None:
+                self.on_result(name, bool(won[i]))
             infos[i] = {
                 "kind": "native",
                 "opponent": name,

@@ -144,6 +144,7 @@ class NativeBotActor(BotActor):
         self, config: dict[str, Any], learner_name: str, index: int, namespace: str | None = None
     ) -> None:
         self.runner: Any = None
+        self.pool: Any = None
         self._mixes = 0
         super().__init__(config, learner_name, index, namespace)
 
@@ -154,23 +155,28 @@ class NativeBotActor(BotActor):
     def _play(self, link: LearnerLink) -> None:
         from tankrl.actor.native_env import NativeEnv
         from tankrl.actor.native_runner import NativeRunner
+        from tankrl.actor.pool import OpponentPool
 
-        cfg = self.cfg
-        env = NativeEnv(
-            cfg.actors.native_arenas, cfg.contract, cfg.actors.opponents, cfg.arena, seed=self.seed
-        )
+        cfg, a = self.cfg, self.cfg.actors
+        if a.pool_size > 0:
+            self.pool = OpponentPool(a.pool_size, a.pool_every_versions, a.pool_rule, self.seed)
+        env = NativeEnv(a.native_arenas, cfg.contract, a.opponents, cfg.arena, seed=self.seed)
         self.runner = NativeRunner(
-            env, link.slot, link.send, self.bot_prefix, self.seed, cfg.actors.deterministic
+            env,
+            link.slot,
+            link.send,
+            self.bot_prefix,
+            self.seed,
+            a.deterministic,
+            on_result=None if self.pool is None else self.pool.record,
         )
         self._ready, self.state = True, "playing"
         since_mix = 0
+        remixing = a.curriculum == "adaptive" or self.pool is not None
         while not self._stop.is_set():
             self.runner.run(16)
             since_mix += 16
-            if (
-                cfg.actors.curriculum == "adaptive"
-                and since_mix >= cfg.actors.curriculum_every_turns
-            ):
+            if remixing and since_mix >= a.curriculum_every_turns:
                 since_mix = 0
                 self._remix()
             # backpressure: do not outrun a learner that has not taken what we sent; while
@@ -181,26 +187,48 @@ class NativeBotActor(BotActor):
                     return
 
     def _remix(self) -> None:
-        """Adaptive curriculum: a new native batch with more arenas against the opponents we
-        still lose to."""
+        """A new native batch: with the adaptive curriculum more arenas against the opponents
+        we still lose to; with a self-play pool, the current version offered to the pool and
+        `pool_share` of the arenas against members the pool's rule picks."""
         from tankrl.actor.native_env import NativeEnv
         from tankrl.actor.native_runner import curriculum_mix
+        from tankrl.actor.policy_seat import frozen_seat
 
-        cfg = self.cfg
-        names = curriculum_mix(cfg.actors.opponents, self.runner.recent, cfg.actors.native_arenas)
+        cfg, a = self.cfg, self.cfg.actors
+        seats = {}
+        members: list[str] = []
+        if self.pool is not None and self.link is not None:
+            slot = self.link.slot
+            self.pool.offer(slot.version, slot.policy.tensors)
+            members = self.pool.sample(round(a.pool_share * a.native_arenas))
+            for name in set(members):
+                seats[name] = frozen_seat(
+                    slot.contract,
+                    self.pool.members[name].tensors,
+                    width=cfg.arena.arena_width,
+                    height=cfg.arena.arena_height,
+                )
+        k = a.native_arenas - len(members)
+        if a.curriculum == "adaptive":
+            names = curriculum_mix(a.opponents, self.runner.recent, k)
+        else:
+            names = [a.opponents[i % len(a.opponents)] for i in range(k)]
         self._mixes += 1
         env = NativeEnv(
-            cfg.actors.native_arenas,
+            a.native_arenas,
             cfg.contract,
-            tuple(names),
+            (*names, *members),
             cfg.arena,
             seed=self.seed + 7 * self._mixes,
+            seats=seats,
         )
         self.runner.set_env(env)
 
     def _stats(self) -> dict[str, Any]:
         s: dict[str, Any] = dict(self.runner.stats())
         s.update(wins=dict(self.runner.wins), played=dict(self.runner.played))
+        if self.pool is not None:
+            s["pool"] = self.pool.summary()
         return s
 
 

@@ -15,10 +15,16 @@ def win_table(wins: dict[str, float], rounds: dict[str, int]) -> str:
     return "win rate (recent rounds): " + ", ".join(cells)
 
 
-def report(elapsed_s: float, learner: dict[str, Any], actors: list[dict[str, Any]]) -> str:
+def report(
+    elapsed_s: float,
+    learner: dict[str, Any],
+    actors: list[dict[str, Any]],
+    trained_before: int = 0,
+) -> str:
     """A progress block for one moment of the run. An actor (or the learner) that did not
     answer is a dict with `label` and `no_answer` (the reason); an actor's own failure is its
-    `error`."""
+    `error`. `trained_before`: turns the learner had trained when this run began (a resumed
+    run's), so the training speed is this run's."""
     by_kind: dict[str, float] = {}
     rounds = 0.0
     skipped = 0.0
@@ -27,12 +33,13 @@ def report(elapsed_s: float, learner: dict[str, Any], actors: list[dict[str, Any
         rounds += a.get("rounds", 0)
         skipped += a.get("skipped_turns", 0)
     speeds = ", ".join(f"{k} {_rate(v)}" for k, v in sorted(by_kind.items())) or "-"
+    trained = max(0, learner.get("turns_trained", trained_before) - trained_before)
     last = learner.get("last_pass") or {}
     dropped = {k: v for k, v in (learner.get("rounds_dropped") or {}).items() if v}
     lines = [
         f"[{elapsed_s / 60:5.1f} min] policy_version {learner.get('policy_version', 0)}  "
         f"rounds played {int(rounds)}  trained {learner.get('rounds_trained', 0)}  "
-        f"turns/s {speeds}",
+        f"turns/s {speeds}, trained {_rate(trained / max(elapsed_s, 1e-9))}",
         "  " + win_table(learner.get("win_rate") or {}, learner.get("rounds_by_opponent") or {}),
     ]
     if last:
@@ -66,6 +73,10 @@ def report(elapsed_s: float, learner: dict[str, Any], actors: list[dict[str, Any
             problems.append(f"{name}: starting")
     if problems:
         lines.append("  actors: " + "; ".join(problems))
+    for a in actors:
+        if a.get("pool"):
+            cells = [f"{name} {100 * rate:.0f}% ({n:.0f})" for name, (rate, n) in a["pool"].items()]
+            lines.append(f"  pool ({a['kind']}{a['index']}, our win rate): " + ", ".join(cells))
     return "\n".join(lines)
 
 

@@ -170,6 +170,7 @@ def train(
             print_fn("Ray dashboard: http://127.0.0.1:8265 (actors, logs; metrics tankrl_*)")
         learner = get_or_create_learner(name, cfg, run_dir, namespace=NAMESPACE, num_cpus=1.0)
         stats = ray.get(learner.stats.remote(), timeout=120)
+        trained_before = int(stats.get("turns_trained", 0))
         print_fn(f"learner: {stats['startup']['message']}")
         actors = _start_actors(cfg, name)
         t0 = time.monotonic()
@@ -179,7 +180,7 @@ def train(
                 stats = ray.get(learner.stats.remote(), timeout=60)
             except Exception as error:  # restarting: it resumes from latest/, bots re-attach
                 stats = {"no_answer": why_no_answer(error, 60)}
-            print_fn(report(time.monotonic() - t0, stats, _stats(actors)))
+            print_fn(report(time.monotonic() - t0, stats, _stats(actors), trained_before))
             if time.monotonic() >= deadline:
                 break
             if target_reached(

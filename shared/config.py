@@ -141,7 +141,9 @@ class ActorConfig:
     native_actors: int = option(1, "native bot actors (each steps a batch of arenas)")
     native_arenas: int = option(64, "arenas per native bot actor")
     hosted_bots: int = option(1, "hosted bots (official Bot API on our server)")
-    opponents: tuple[str, ...] = option(DEFAULT_OPPONENTS, "scripted opponents to train against")
+    opponents: tuple[str, ...] = option(
+        DEFAULT_OPPONENTS, "opponents to train against (the ten sample bots, Surfer, Expert)"
+    )
     max_buffered_rounds: int = option(
         16, "rounds a bot keeps while the learner is unreachable (oldest dropped)"
     )
@@ -150,12 +152,28 @@ class ActorConfig:
         "uniform", "native opponent mix: uniform, or adaptive (more arenas where we lose)"
     )
     curriculum_every_turns: int = option(
-        20_000, "adaptive curriculum: turns per native arena between re-mixes"
+        20_000, "adaptive curriculum and pool: turns per native arena between re-mixes"
+    )
+    pool_size: int = option(
+        0, "self-play: past policy versions kept as native opponents (0 = no pool)"
+    )
+    pool_every_versions: int = option(20, "self-play: a version joins the pool this often")
+    pool_share: float = option(0.25, "self-play: share of native arenas that play pool members")
+    pool_rule: str = option(
+        "pfsp",
+        "self-play: pfsp (play most the members that still beat us; the one we beat most "
+        "leaves), uniform or latest (both: the oldest leaves)",
     )
 
     def validate(self) -> None:
         if self.curriculum not in ("uniform", "adaptive"):
             raise ConfigError(f"actors.curriculum={self.curriculum!r}: use uniform or adaptive")
+        if self.pool_rule not in ("pfsp", "uniform", "latest"):
+            raise ConfigError(f"actors.pool_rule={self.pool_rule!r}: use pfsp, uniform or latest")
+        if self.pool_size < 0 or self.pool_every_versions < 1 or not 0 <= self.pool_share < 1:
+            raise ConfigError(
+                "actors.pool_size >= 0, pool_every_versions >= 1 and 0 <= pool_share < 1"
+            )
         if self.native_actors < 0 or self.hosted_bots < 0:
             raise ConfigError("actors.native_actors and actors.hosted_bots must be >= 0")
         if self.native_actors + self.hosted_bots == 0:

@@ -40,3 +40,12 @@ def test_the_learners_failures_and_silence_are_shown() -> None:
 def test_a_healthy_run_has_no_problem_line() -> None:
     text = report(60.0, LEARNER, [{"kind": "native", "index": 0, "state": "playing"}])
     assert "actors:" not in text and "errors" not in text
+
+
+def test_the_training_speed_and_the_pool_are_shown() -> None:
+    learner = {**LEARNER, "turns_trained": 150_000}
+    native = {"kind": "native", "index": 0, "state": "playing",
+              "pool": {"v40": [0.55, 20], "v60": [0.25, 8]}}  # fmt: skip
+    text = report(100.0, learner, [native], trained_before=50_000)
+    assert "trained 1,000" in text  # (150,000 - 50,000) turns in 100 s
+    assert "pool (native0, our win rate): v40 55% (20), v60 25% (8)" in text
