@@ -186,12 +186,29 @@ V2 = Contract(
     ),
 )
 
-CONTRACTS: dict[str, Contract] = {c.name: c for c in (V2, V1)}
+_WAVES = (
+    Feature("enemy_wave_eta", "enemy_wave.eta", _UNIT),
+    Feature("enemy_wave_offset", "enemy_wave.offset", _scale(1.0)),
+    Feature("enemy_lateral_speed", "enemy.lateral_speed", _scale(1.0)),
+    Feature("enemy_reversal_age", "enemy.reversal_age", _UNIT),
+)
+"""Against bots that dodge and aim by guess factors (actor/enemy_waves.py, already normalised):
+when the newest enemy wave reaches us and where on it we stand, and how the enemy moves across
+our line of sight and how long since it last reversed."""
+
+V3 = Contract(
+    name="v3",
+    decoder=V2.decoder,
+    features=V2.features + _WAVES,
+    actions=V2.actions,
+)
+
+CONTRACTS: dict[str, Contract] = {c.name: c for c in (V2, V1, V3)}
 DEFAULT_CONTRACT = "v2"
 
 
 def get_contract(name: str) -> Contract:
-    """Look a contract up by name (`v1`, `v2`) or by its SHA-256."""
+    """Look a contract up by name (`v1`, `v2`, `v3`) or by its SHA-256."""
     for c in CONTRACTS.values():
         if name in (c.name, c.sha256):
             return c
