@@ -202,11 +202,15 @@ def train(
 
 
 def _warm_start(cfg: RunConfig, run_dir: Path, print_fn: Any) -> None:
-    """Behaviour-clone the demonstrator into a fresh run dir when train.pretrain_turns > 0."""
-    if cfg.train.pretrain_turns <= 0:
+    """A fresh run starts from train.init_from's policy, or behaviour-clones the demonstrator
+    when train.pretrain_turns > 0; a run that has a policy resumes it."""
+    if not cfg.train.init_from and cfg.train.pretrain_turns <= 0:
         return
     if (run_dir / "latest").exists() or any(run_dir.glob("checkpoint_*")):
         print_fn("warm start skipped: the run already has a policy (resuming it)")
+        return
+    if cfg.train.init_from:
+        _init_from(cfg, run_dir, print_fn)
         return
     from tankrl.deploy.pretrain import pretrain
 
@@ -263,3 +267,33 @@ def _retry(call: Callable[[], T], attempts: int = 30, wait_s: float = 2.0) -> T:
         except ray.exceptions.ActorUnavailableError:
             time.sleep(wait_s)
     return call()
+
+
+def _init_from(cfg: RunConfig, run_dir: Path, print_fn: Any) -> None:
+    """Start the run's latest/ from a given policy (its version numbering continues)."""
+    import numpy as np
+
+    from tankrl.learner import checkpoints
+    from tankrl.shared.config import ConfigError
+    from tankrl.shared.contracts import get_contract
+    from tankrl.shared.policy_files import encode_policy
+    from tankrl.shared.policy_package import load_policy
+
+    path = Path(cfg.train.init_from).expanduser()
+    contract, tensors, manifest = load_policy(path)
+    wanted = get_contract(cfg.contract)
+    if contract.sha256 != wanted.sha256:
+        raise ConfigError(
+            f"train.init_from {path} is contract {contract.name} ({contract.sha256[:12]}), the run "
+            f"is {wanted.name} ({wanted.sha256[:12]}): set --contract {contract.name}"
+        )
+    version = int(manifest.get("policy_version", 0))
+    # as every fresh run starts (random init, warm start): exploring with ppo.log_std_init
+    tensors = {**tensors, "log_std": np.full_like(tensors["log_std"], cfg.ppo.log_std_init)}
+    files = encode_policy(contract, version, tensors, cfg.to_dict())
+    state = {"policy_version": version, "rounds_trained": 0, "turns_trained": 0, "trainer": {}}
+    checkpoints.write_latest(run_dir, files, None, state)
+    print_fn(
+        f"starting from {path} (contract {contract.name}, policy_version {version}, "
+        f"action log-std {cfg.ppo.log_std_init:g})"
+    )

@@ -7,6 +7,7 @@ the event loop only takes a lock around the inbox, which the trainer holds just 
 """
 
 import asyncio
+import json
 import logging
 import threading
 import time
@@ -29,6 +30,8 @@ from tankrl.shared.policy_files import encode_policy
 from tankrl.shared.wire import Trajectory, WireError
 
 log = logging.getLogger(__name__)
+ROUND_LOG = "rounds.jsonl"
+"""Written when learner.round_log is on: one JSON object per round received (bench/adapt.py)."""
 _DECODE_ERRORS = (WireError, ValueError, TypeError, KeyError, OverflowError)
 
 
@@ -47,6 +50,11 @@ class LearnerActor:
         self.inbox = Inbox(self.contract, self.cfg.learner.max_policy_lag)
         self.round_stats = RoundStats()
         self.metrics = LearnerMetrics(self.run_dir / "tb", tb_every_s=self.cfg.learner.tb_every_s)
+        self._round_log = (
+            (self.run_dir / ROUND_LOG).open("a", buffering=1)
+            if self.cfg.learner.round_log
+            else None
+        )
         self.last_pass: dict[str, float] = {}
         self.last_lag: LagStats | None = None
         self.train_errors = 0
@@ -103,6 +111,8 @@ class LearnerActor:
                     self.round_stats.add(tr)
                 if self.inbox.queued_turns >= self.cfg.ppo.min_turns_per_update:
                     self._cv.notify()
+            if self._round_log is not None and verdict.reason not in ("contract", "invalid"):
+                self._log_round(tr, verdict)
         self._count(verdict)
         return {
             "accepted": verdict.accepted,
@@ -110,6 +120,20 @@ class LearnerActor:
             "detail": verdict.detail,
             "policy_version": self.publisher.version,
         }
+
+    def _log_round(self, tr: Trajectory, verdict: Verdict) -> None:
+        """One line of <run>/rounds.jsonl: when the round arrived, what it was, how it went."""
+        assert self._round_log is not None
+        row = {
+            "t": round(time.time(), 3),
+            "bot": tr.bot_id,
+            "round": tr.round_id,
+            "policy_version": tr.policy_version,
+            "turns": tr.turns,
+            "accepted": verdict.accepted,
+            **{k: v for k, v in tr.info.items() if k in ("kind", "opponent", "won", "score")},
+        }
+        self._round_log.write(json.dumps(row) + "\n")
 
     def _count(self, verdict: Verdict) -> None:
         if verdict.accepted:
@@ -272,6 +296,8 @@ class LearnerActor:
         await asyncio.to_thread(self._thread.join)
         saved = await self.checkpoint_now()
         self.metrics.close()
+        if self._round_log is not None:
+            self._round_log.close()
         return saved
 
 

@@ -38,7 +38,11 @@ class PPOConfig:
     update_epochs: int = option(4, "PPO epochs per training pass")
     minibatch_size: int = option(64, "turns per minibatch (shuffled)")
     hidden_size: int = option(64, "width of the two hidden layers of actor and critic")
-    log_std_init: float = option(0.0, "initial log standard deviation of the action Gaussian")
+    log_std_init: float = option(
+        0.0,
+        "log standard deviation of the action Gaussian a fresh run starts with (random init, "
+        "warm start or train.init_from)",
+    )
     norm_obs: bool = option(False, "normalise observations with running statistics")
     scale_rewards: bool = option(False, "scale rewards by the std of the discounted return")
     norm_advantages: bool = option(True, "normalise advantages per minibatch")
@@ -82,6 +86,9 @@ class LearnerConfig:
     )
     tb_every_s: float = option(
         15.0, "write TensorBoard scalars at most this often, in seconds (0 = every pass)"
+    )
+    round_log: bool = option(
+        False, "append every received round's result to <run>/rounds.jsonl (for learning curves)"
     )
 
     def validate(self) -> None:
@@ -214,6 +221,11 @@ class TrainConfig:
     )
     pretrain_max_samples: int = option(
         2_000_000, "the aggregated DAgger data set keeps at most this many (newest) samples"
+    )
+    init_from: str = option(
+        "",
+        "start a fresh run from this policy (package zip, policy dir or run dir) instead of a "
+        "warm start; its action log-std becomes ppo.log_std_init",
     )
 
     def validate(self) -> None:
