@@ -2,8 +2,9 @@
 Robocode techniques: a locked radar, wave surfing movement and a GuessFactor gun, batched over n
 arenas with one compiled pass per turn. Each tick it reads the enemy's energy drop between two
 scans, after taking out what our own events explain, as a shot (docs/rules.md §6); the shot becomes
-a wave that the movement surfs: it predicts where orbiting either way or stopping leaves us when
-the wave arrives and takes the option with the least learned danger (surfmove.py). Every turn its
+a wave that the movement surfs, if the bullet has power 1.5 or more (SURF_MIN_POWER): it
+predicts where orbiting either way or stopping leaves us when the wave arrives and takes the
+option with the least learned danger (surfmove.py). Every turn its
 gun launches a virtual wave, learns from it where the enemy went, and aims at the most visited
 guess factor of the enemy's current segment (waves.py). What it learns (danger bins, gun buffers)
 lives for a battle: `reset_battle` clears it, `reset_round` only the round's waves, radar lock
@@ -30,6 +31,7 @@ from tankrl.arena.opponents.waves import (
     GUN_WAVES,
     SURF_SEGMENTS,
     W_ACTIVE,
+    W_POWER,
     W_SPEED,
     W_T0,
     W_X,
@@ -80,6 +82,9 @@ _FLOATS = ("x", "y", "direction", "gun_direction", "radar_direction", "speed", "
 _BOOLS = ("scanned", "hit_by_bullet", "hit_bot", "bullet_hit")
 B_SCANNED, B_HIT_BY, B_HIT_BOT, B_BULLET_HIT = range(len(_BOOLS))
 
+SURF_MIN_POWER = 1.5
+"""Waves of weaker bullets are not surfed (the orbit goes on): dodging every bullet would keep
+the bot stopping and turning, and a bullet under 1.5 deals at most 6.0."""
 FLIP_EVERY, FLIP_CHANCE = 10, 0.2
 """Every FLIP_EVERY turns, while no enemy wave is in the air, the orbit reverses with this chance
 (one seeded draw per check)."""
@@ -107,12 +112,13 @@ def fire_power(distance: float, energy: float, enemy_energy: float) -> float:
 
 
 @njit(cache=True)
-def _nearest_waves(waves: F64, x: float, y: float, tick: float) -> tuple[int, int]:
-    """The two enemy waves that reach us soonest and have not yet arrived (-1: none)."""
+def nearest_surfed_waves(waves: F64, x: float, y: float, tick: float) -> tuple[int, int]:
+    """The two surfed enemy waves (power SURF_MIN_POWER or more) that reach us soonest and
+    have not yet arrived (-1: none)."""
     first, second, t1, t2 = -1, -1, math.inf, math.inf
     for i in range(waves.shape[0]):
         w = waves[i]
-        if w[W_ACTIVE] == 0.0:
+        if w[W_ACTIVE] == 0.0 or w[W_POWER] < SURF_MIN_POWER:
             continue
         left = math.hypot(x - w[W_X], y - w[W_Y]) - w[W_SPEED] * (tick - w[W_T0])
         if left <= w[W_SPEED]:
@@ -187,7 +193,7 @@ def _move(
         return 0.0, 0.0
     ex, ey = s[EX], s[EY]
     distance = math.hypot(x - ex, y - ey)
-    first, second = _nearest_waves(waves, x, y, tick)
+    first, second = nearest_surfed_waves(waves, x, y, tick)
     if first >= 0:
         wave, nxt = waves[first], waves[max(second, first)]
         o = surf(x, y, heading, speed, s[ORBIT], danger, wave, nxt, second >= 0, tick, ex, ey, w, h)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from conftest import build_view
 
-from tankrl.arena.opponents.surfer import HAVE_SCAN, Surfer
+from tankrl.arena.opponents.surfer import HAVE_SCAN, SURF_MIN_POWER, Surfer, nearest_surfed_waves
 from tankrl.arena.opponents.waves import (
     SURF_ALL,
     W_ACTIVE,
@@ -75,6 +75,18 @@ def test_an_energy_drop_of_p_between_two_scans_is_a_wave_of_speed_bullet_speed_p
     # aimed at us as we were at tick 40, moving north: counter-clockwise round the source
     assert w[W_BEARING] == pytest.approx(math.atan2(300.0 - 100.0, 400.0 - 100.0))
     assert w[W_LATDIR] == 1.0
+
+
+def test_only_waves_of_bullets_of_power_1_5_or_more_are_surfed() -> None:
+    """Every shot is logged as a wave (its hits still teach the danger bins), but the movement
+    dodges only bullets of SURF_MIN_POWER or more: weaker ones leave the orbit as it is."""
+    for power, surfed in ((1.0, False), (SURF_MIN_POWER - 0.01, False), (SURF_MIN_POWER, True)):
+        bot = Surfer(1, SEED)
+        bot.decide(scan_view(40, (100.0, 100.0), 80.0))
+        bot.decide(scan_view(41, (104.0, 100.0), 80.0 - power))
+        assert active_waves(bot).shape[0] == 1
+        first, _ = nearest_surfed_waves(bot.enemy_waves[0], 400.0, 300.0, 41.0)
+        assert (first >= 0) == surfed, power
 
 
 def test_drops_our_own_events_explain_are_no_shots() -> None:
