@@ -60,6 +60,7 @@ def _start_ray(address: str | None, cfg: RunConfig, dashboard: bool) -> bool:
         dashboard_host="127.0.0.1",
         log_to_driver=False,
         _node_ip_address="127.0.0.1",
+        _system_config={"task_events_max_num_task_in_gcs": cfg.train.ray_task_events},
     )
     ip = str(ray.util.get_node_ip_address())  # type: ignore[no-untyped-call]
     if ip not in ("127.0.0.1", "::1"):

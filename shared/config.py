@@ -200,6 +200,11 @@ class TrainConfig:
     target_window: int = option(100, "recent rounds per opponent the target is measured over")
     progress_s: float = option(5.0, "seconds between progress reports")
     hosted_rounds_per_game: int = option(10, "rounds per hosted battle (a new opponent each game)")
+    ray_task_events: int = option(
+        10_000,
+        "task events the embedded Ray instance's GCS keeps for the dashboard (bounds its memory; "
+        "a cluster's own setting is RAY_task_events_max_num_task_in_gcs)",
+    )
     pretrain_turns: int = option(
         0,
         "warm start a fresh run by behaviour cloning the scripted demonstrator (actor/expert.py, "
@@ -231,6 +236,8 @@ class TrainConfig:
     def validate(self) -> None:
         if self.minutes <= 0:
             raise ConfigError(f"train.minutes={self.minutes}: use a positive number of minutes")
+        if self.ray_task_events < 1:
+            raise ConfigError("train.ray_task_events must be at least 1")
         if not 0.0 <= self.target_win_rate <= 1.0:
             raise ConfigError("train.target_win_rate must be within [0, 1]")
         if self.pretrain_turns < 0 or self.pretrain_iterations < 1 or self.pretrain_arenas < 1:
