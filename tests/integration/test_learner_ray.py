@@ -25,7 +25,8 @@ from tankrl.shared.wire import Trajectory, WeightsUpdate
 CFG = RunConfig(
     run="it",
     ppo=PPOConfig(hidden_size=16, min_turns_per_update=120),
-    learner=LearnerConfig(max_policy_lag=3, max_trajectory_bytes=200_000),
+    # latest/ after every pass, so a restart resumes from exactly the version it was killed at
+    learner=LearnerConfig(max_policy_lag=3, max_trajectory_bytes=200_000, latest_every_s=0.0),
 )
 
 
