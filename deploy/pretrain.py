@@ -12,6 +12,7 @@ run many more minibatch steps than two passes (`train.pretrain_steps`), with a d
 rate (`pretrain_lr` -> `pretrain_lr_end`) and the aim dims weighted up (`pretrain_aim_weight`).
 """
 
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from tankrl.shared.contracts import get_contract
 from tankrl.shared.policy_files import encode_policy
 
 F32 = npt.NDArray[np.float32]
+WARM_START = "warm_start"  # <run>/warm_start: the policy as the warm start left it
 TAIL_TURNS = 300
 """Rollout turns at the end whose returns are cut short; not used for the critic."""
 
@@ -163,6 +165,9 @@ def pretrain(
         "pretrain": {"samples": samples, "iterations": iterations, **stats},
     }
     path = checkpoints.write_latest(run_dir, files, None, state)
+    # kept beside the run, so what learning added can be measured against the warm start alone
+    shutil.rmtree(run_dir / WARM_START, ignore_errors=True)
+    checkpoints.write_policy_dir(run_dir / WARM_START, files, None, state)
     return PretrainResult(
         path,
         time.perf_counter() - t0,

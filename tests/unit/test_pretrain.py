@@ -6,10 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tankrl.deploy.pretrain import pretrain
+from tankrl.deploy.pretrain import WARM_START, pretrain
 from tankrl.learner import checkpoints
 from tankrl.shared.config import ConfigError, RunConfig
 from tankrl.shared.contracts import ContractError, get_contract
+from tankrl.shared.policy_package import load_policy
 
 
 def _cfg(**train: int) -> RunConfig:
@@ -31,6 +32,9 @@ def test_warm_start_writes_a_policy_the_learner_resumes(tmp_path: Path) -> None:
     assert start.loaded.policy_version == 0
     np.testing.assert_allclose(start.loaded.tensors["log_std"], -1.5)
     assert result.samples == 2 * 8 * 100  # the last 300 turns of each rollout are held back
+    kept = load_policy(tmp_path / WARM_START)  # the warm start alone, for later comparison
+    np.testing.assert_array_equal(kept[1]["log_std"], start.loaded.tensors["log_std"])
+    assert kept[2]["policy_version"] == 0
 
 
 def test_warm_start_refuses_a_motor_contract(tmp_path: Path) -> None:
