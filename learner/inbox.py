@@ -9,7 +9,9 @@ Rules (architecture.md, "Staleness and versions"):
   have its widths and at least one turn (`invalid`);
 - a round played more than `max_policy_lag` versions ago is dropped on arrival (`lag`);
 - at most one untrained round per bot: a newer round_id replaces the queued one (`stale_pass`);
-  a round_id not newer than one already queued or trained for that bot is dropped (`stale_round`).
+  a round_id not newer than one already queued or trained for that bot is dropped (`stale_round`);
+- a pass is due at `min_turns` queued, or as soon as a round was replaced: every bot then has a
+  round waiting, so waiting longer only loses rounds (short rounds from few bots never add up).
 """
 
 from collections import Counter
@@ -60,6 +62,7 @@ class Inbox:
         self.accepted = 0
         self._queued: dict[str, Trajectory] = {}
         self._newest_round: dict[str, int] = {}
+        self._replaced = 0  # queued rounds replaced since the last take()
         self.max_version_seen = -1
 
     def reject(self, reason: str, detail: str) -> Verdict:
@@ -92,6 +95,7 @@ class Inbox:
         replaced = self._queued.pop(tr.bot_id, None)  # re-inserted last: arrival order
         if replaced is not None:
             self.dropped["stale_pass"] += 1
+            self._replaced += 1
         self._queued[tr.bot_id] = tr
         self._newest_round[tr.bot_id] = tr.round_id
         self.max_version_seen = max(self.max_version_seen, tr.policy_version)
@@ -119,6 +123,10 @@ class Inbox:
     def queued_turns(self) -> int:
         return sum(tr.turns for tr in self._queued.values())
 
+    def pass_due(self, min_turns: int) -> bool:
+        """Whether the trainer should take the queue now (see the module's rules)."""
+        return bool(self._queued) and (self._replaced > 0 or self.queued_turns >= min_turns)
+
     def queued_lag(self, current_version: int) -> LagStats | None:
         """Lag of the rounds waiting now, relative to `current_version`."""
         return LagStats.of([current_version - tr.policy_version for tr in self._queued.values()])
@@ -133,6 +141,7 @@ class Inbox:
         """
         rounds: list[Trajectory] = []
         turns = 0
+        self._replaced = 0
         for bot_id, tr in reversed(list(self._queued.items())):
             if current_version - tr.policy_version > self.max_policy_lag:
                 self.dropped["lag"] += 1

@@ -109,7 +109,7 @@ class LearnerActor:
                 verdict = self.inbox.offer(tr, self.publisher.version)
                 if verdict.reason not in ("contract", "invalid"):  # a round that was played
                     self.round_stats.add(tr)
-                if self.inbox.queued_turns >= self.cfg.ppo.min_turns_per_update:
+                if self.inbox.pass_due(self.cfg.ppo.min_turns_per_update):
                     self._cv.notify()
             if self._round_log is not None and verdict.reason not in ("contract", "invalid"):
                 self._log_round(tr, verdict)
@@ -171,7 +171,7 @@ class LearnerActor:
         min_turns = self.cfg.ppo.min_turns_per_update
         while True:
             with self._cv:
-                self._cv.wait_for(lambda: self._stopping or self.inbox.queued_turns >= min_turns)
+                self._cv.wait_for(lambda: self._stopping or self.inbox.pass_due(min_turns))
                 if self._stopping:
                     return
                 lag_drops = self.inbox.dropped["lag"]

@@ -128,3 +128,19 @@ def test_reject_counts_any_reason(reason: str):
     verdict = inbox.reject(reason, "why")
     assert (verdict.accepted, verdict.reason, verdict.detail) == (False, reason, "why")
     assert inbox.dropped[reason] == 1
+
+
+def test_a_pass_is_due_at_min_turns_or_once_a_bot_has_a_newer_round():
+    # two bots with short rounds never reach min_turns: waiting would replace round after round
+    inbox = Inbox(V2, max_policy_lag=4)
+    assert not inbox.pass_due(100)
+    inbox.offer(_round("a", 1), 10)
+    inbox.offer(_round("b", 1), 10)
+    assert not inbox.pass_due(100) and inbox.pass_due(10)
+    inbox.offer(_round("a", 2), 10)  # a's round 1 is lost: train now
+    assert inbox.pass_due(100)
+    rounds, _ = inbox.take(10)
+    assert sorted((tr.bot_id, tr.round_id) for tr in rounds) == [("a", 2), ("b", 1)]
+    assert not inbox.pass_due(100)
+    inbox.offer(_round("a", 3), 10)
+    assert not inbox.pass_due(100)
