@@ -1,17 +1,29 @@
 """The training progress report: learner and bot-actor stats turned into a few lines of text
 (rounds, turns/s by kind, policy_version, win rate per opponent, losses, drops). Pure."""
 
+import re
 from typing import Any
+
+POOL_MEMBER = re.compile(r"v\d+")  # how actor/pool.py names a frozen past version
 
 
 def _rate(x: float) -> str:
     return f"{x:,.0f}"
 
 
-def win_table(wins: dict[str, float], rounds: dict[str, int]) -> str:
+def win_table(wins: dict[str, float], rounds: dict[str, int], pool: set[str] | None = None) -> str:
+    """Recent win rate per opponent; self-play members (`v<version>`) only while in `pool`
+    (when given), so a long run's line does not list every version that ever passed through."""
     if not wins:
         return "win rate: (no finished rounds yet)"
-    cells = [f"{name} {100 * rate:.0f}% ({rounds.get(name, 0)})" for name, rate in wins.items()]
+    gone = {n for n in wins if pool is not None and POOL_MEMBER.fullmatch(n) and n not in pool}
+    cells = [
+        f"{name} {100 * rate:.0f}% ({rounds.get(name, 0)})"
+        for name, rate in wins.items()
+        if name not in gone
+    ]
+    if gone:
+        cells.append(f"{len(gone)} former pool members")
     return "win rate (recent rounds): " + ", ".join(cells)
 
 
@@ -36,11 +48,17 @@ def report(
     trained = max(0, learner.get("turns_trained", trained_before) - trained_before)
     last = learner.get("last_pass") or {}
     dropped = {k: v for k, v in (learner.get("rounds_dropped") or {}).items() if v}
+    any_pool = any("pool" in a for a in actors)
     lines = [
         f"[{elapsed_s / 60:5.1f} min] policy_version {learner.get('policy_version', 0)}  "
         f"rounds played {int(rounds)}  trained {learner.get('rounds_trained', 0)}  "
         f"turns/s {speeds}, trained {_rate(trained / max(elapsed_s, 1e-9))}",
-        "  " + win_table(learner.get("win_rate") or {}, learner.get("rounds_by_opponent") or {}),
+        "  "
+        + win_table(
+            learner.get("win_rate") or {},
+            learner.get("rounds_by_opponent") or {},
+            {name for a in actors for name in a.get("pool") or {}} if any_pool else None,
+        ),
     ]
     if last:
         lines.append(

@@ -49,3 +49,14 @@ def test_the_training_speed_and_the_pool_are_shown() -> None:
     text = report(100.0, learner, [native], trained_before=50_000)
     assert "trained 1,000" in text  # (150,000 - 50,000) turns in 100 s
     assert "pool (native0, our win rate): v40 55% (20), v60 25% (8)" in text
+
+
+def test_versions_that_left_the_pool_are_counted_not_listed() -> None:
+    wins = {"Surfer": 0.3, "v20": 0.6, "v40": 0.55, "v60": 0.25}
+    learner = {**LEARNER, "win_rate": wins, "rounds_by_opponent": {n: 9 for n in wins}}
+    native = {"kind": "native", "index": 0, "state": "playing",
+              "pool": {"v40": [0.55, 20], "v60": [0.25, 8]}}  # fmt: skip
+    line = report(60.0, learner, [native]).splitlines()[1]
+    assert "Surfer 30% (9)" in line and "v40 55% (9)" in line and "v60 25% (9)" in line
+    assert "v20" not in line and "1 former pool members" in line
+    assert "v20 60% (9)" in report(60.0, learner, []).splitlines()[1]  # no pool: all shown
