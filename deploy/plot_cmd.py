@@ -92,16 +92,22 @@ def load_points(run: Path) -> "tuple[list[Point], list[str]]":
 
 
 def _draw(ax: Any, sub: "Subplot") -> None:
-    for s in sub.series:
+    from matplotlib import colormaps
+
+    colours = colormaps["tab20"].colors if len(sub.series) > 10 else colormaps["tab10"].colors
+    for i, s in enumerate(sub.series):
         marker = "o" if len(s.steps) < 30 else None
-        ax.plot(s.steps, s.values, label=s.label, marker=marker, markersize=3, linewidth=1.4)
+        ax.plot(s.steps, s.values, label=s.label, marker=marker, markersize=3, linewidth=1.4,
+                color=colours[i % len(colours)])  # fmt: skip
     ax.set_title(sub.spec.title)
     ax.set_xlabel(sub.xlabel)
     ax.set_ylabel(sub.spec.ylabel)
     ax.grid(True, alpha=0.3)
     if sub.spec.ylim is not None:
         ax.set_ylim(*sub.spec.ylim)
-    if len(sub.series) > 1 or sub.spec.legend:
+    if len(sub.series) > 6:  # beside the axes, where it hides no curve
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    elif len(sub.series) > 1 or sub.spec.legend:
         ax.legend(fontsize="small")
 
 

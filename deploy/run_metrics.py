@@ -47,6 +47,8 @@ class SubplotSpec:
     ylim: tuple[float, float] | None = None
     legend: bool = False
     """Show the legend even for one series (its label names an opponent or a kind)."""
+    pool: str | None = None
+    """Labels matching this regex are self-play pool members: drawn as one mean series."""
 
 
 @dataclass
@@ -73,7 +75,9 @@ WIN_RATE = SubplotSpec(
     ((r"^(?:play/)?win_rate/(?P<label>.+)$", "{label}"),),
     ylim=(-0.02, 1.02),
     legend=True,
+    pool=r"v\d+",  # actor/pool.py's member names
 )
+POOL_LABEL = "self-play pool (mean of members)"
 RETURN = SubplotSpec(
     "episodic return", "mean return of recent rounds", ((r"^(?:play/)?episodic_return$", "return"),)
 )
@@ -159,6 +163,24 @@ def _series(points: list[Point], label: str) -> Series:
     return Series(label, points[0].x_name, steps, [by_step[s] for s in steps])
 
 
+def _while_in_pool(s: Series) -> tuple[list[float], list[float]]:
+    """A member's points up to its last change: after it left the pool the learner keeps
+    reporting its final recent win rate, which says nothing about the versions since."""
+    last = max((i for i in range(1, len(s.values)) if s.values[i] != s.values[i - 1]), default=0)
+    return s.steps[: last + 1], s.values[: last + 1]
+
+
+def pool_mean(members: list[Series]) -> Series:
+    """One series: at each step the mean win rate against the members in the pool then."""
+    by_step: dict[float, list[float]] = {}
+    for s in members:
+        for step, value in zip(*_while_in_pool(s), strict=True):
+            by_step.setdefault(step, []).append(value)
+    steps = sorted(by_step)
+    means = [sum(by_step[x]) / len(by_step[x]) for x in steps]
+    return Series(POOL_LABEL, members[0].x_name, steps, means)
+
+
 def charts(points: Iterable[Point]) -> list[Chart]:
     """The charts of CHART_SPECS that have data; subplots without data are left out."""
     by_key: dict[str, list[Point]] = {}
@@ -178,6 +200,9 @@ def charts(points: Iterable[Point]) -> list[Chart]:
                         if s.steps:
                             series.append(s)
                         break
+            members = [s for s in series if spec.pool and re.fullmatch(spec.pool, s.label)]
+            if members:
+                series = [s for s in series if s not in members] + [pool_mean(members)]
             if series:
                 subplots.append(Subplot(spec, series))
         if subplots:

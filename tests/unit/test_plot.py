@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from tankrl.deploy.cli import main
-from tankrl.deploy.run_metrics import Point, charts, merge, points_from_jsonl
+from tankrl.deploy.run_metrics import POOL_LABEL, Point, charts, merge, points_from_jsonl
 from tankrl.learner.metrics import LearnerMetrics
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -148,3 +148,18 @@ def test_series_extraction() -> None:
     assert losses["policy loss"].steps == [3]  # the jsonl replaces the TensorBoard series
     (played,) = found["turns_per_s"].subplots[0].series
     assert played.label == "all"
+
+
+def test_pool_members_are_drawn_as_one_mean_while_each_was_in_the_pool() -> None:
+    rows = [  # v10 left the pool after step 2: its rate stays frozen at 0.4 from then on
+        {"policy_version": 1, "win_rate": {"Surfer": 0.1, "v10": 0.6}},
+        {"policy_version": 2, "win_rate": {"Surfer": 0.2, "v10": 0.4, "v20": 0.5}},
+        {"policy_version": 3, "win_rate": {"Surfer": 0.3, "v10": 0.4, "v20": 0.7}},
+        {"policy_version": 4, "win_rate": {"Surfer": 0.3, "v10": 0.4, "v20": 0.9}},
+    ]
+    points, _ = points_from_jsonl(json.dumps(r) for r in rows)
+    win = next(c for c in charts(points) if c.name == "win_rate").subplots[0]
+    assert [s.label for s in win.series] == ["Surfer", POOL_LABEL]
+    pool = win.series[1]
+    assert pool.steps == [1.0, 2.0, 3.0, 4.0]
+    assert pool.values == pytest.approx([0.6, 0.45, 0.7, 0.9])
