@@ -94,7 +94,8 @@ def load_points(run: Path) -> "tuple[list[Point], list[str]]":
 def _draw(ax: Any, sub: "Subplot") -> None:
     from matplotlib import colormaps
 
-    colours = colormaps["tab20"].colors if len(sub.series) > 10 else colormaps["tab10"].colors
+    palette = colormaps["tab20" if len(sub.series) > 10 else "tab10"]
+    colours = [palette(i) for i in range(palette.N)]
     for i, s in enumerate(sub.series):
         marker = "o" if len(s.steps) < 30 else None
         ax.plot(s.steps, s.values, label=s.label, marker=marker, markersize=3, linewidth=1.4,
