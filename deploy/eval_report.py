@@ -29,6 +29,8 @@ class EvalReport:
     deterministic: bool
     seed: int
     rounds_per_opponent: int
+    battle_rounds: int
+    """Rounds per battle (an opponent that learns forgets between battles)."""
     rows: list[Summary]
     overall: Summary
     motion: bool
@@ -99,7 +101,8 @@ def format_table(report: EvalReport) -> str:
         f"policy {report.policy}: contract {report.contract}, "
         f"policy_version {report.policy_version}",
         f"actions {_actions(report.deterministic)}, seed {report.seed}, "
-        f"{report.rounds_per_opponent} rounds per opponent",
+        f"{report.rounds_per_opponent} rounds per opponent in battles of at "
+        f"most {min(report.battle_rounds, report.rounds_per_opponent)}",
         "",
         head,
         rule,
@@ -169,6 +172,7 @@ def to_json(report: EvalReport) -> Json:
         "deterministic": report.deterministic,
         "seed": report.seed,
         "rounds_per_opponent": report.rounds_per_opponent,
+        "battle_rounds": report.battle_rounds,
         "definitions": {"won": WIN_DEFINITION, "won_ci95": "Wilson score interval"},
         "opponents": [_summary_json(s, report.motion) for s in report.rows],
         "overall": _summary_json(report.overall, report.motion),

@@ -79,13 +79,20 @@ def register(sub: "argparse._SubParsersAction[Any]") -> None:
         default=5000,
         help="native: cut rounds longer than this (counted as not won; default 5000)",
     )
+    p.add_argument(
+        "--battle-rounds",
+        type=int,
+        default=10,
+        help="rounds per battle, hosted and native: an opponent that learns (Surfer) keeps what "
+        "it learned for one battle (default 10, as in training: arena.battle_rounds)",
+    )
     p.add_argument("--log-dir", type=Path, default=None, help="hosted: keep the bots' logs here")
     p.set_defaults(handler=evaluate)
 
 
 def _check(args: argparse.Namespace) -> str | None:
     """A usage problem, or None."""
-    for flag in ("rounds", "jobs", "turn_timeout_us", "arenas", "max_turns"):
+    for flag in ("rounds", "jobs", "turn_timeout_us", "arenas", "max_turns", "battle_rounds"):
         if getattr(args, flag) < 1:
             return f"--{flag.replace('_', '-')} must be at least 1"
     return None
@@ -119,6 +126,7 @@ def evaluate(args: argparse.Namespace) -> int:
         arenas_per_opponent=args.arenas,
         max_turns_per_round=args.max_turns,
         log_dir=args.log_dir,
+        battle_rounds=args.battle_rounds,
     )
 
     def progress(line: str) -> None:
@@ -146,6 +154,7 @@ def evaluate(args: argparse.Namespace) -> int:
         deterministic=opts.deterministic,
         seed=opts.seed,
         rounds_per_opponent=opts.rounds,
+        battle_rounds=opts.battle_rounds,
         rows=rows,
         overall=overall,
         motion=opts.motion,

@@ -1,8 +1,10 @@
 """The shells of `tankrl evaluate`: play one policy against scripted opponents and return per-round
 records (deploy/eval_stats.py) for the report.
 
-Hosted: per opponent one battle (or a few, when --jobs exceeds the opponents) of the TankRL bot
-directory against the opponent's bot directory on an embedded server, observed per round; up to
+Hosted: per opponent battles of at most `battle_rounds` rounds (more, smaller ones when --jobs
+exceeds the battles) of the TankRL bot directory against the opponent's bot directory on an
+embedded server, observed per round; an opponent that learns (Surfer) keeps what it learned for
+one battle, in both forms (natively `battle_rounds` is the engine's battle length); up to
 `jobs` battles run at once, each in its own thread and event loop, and each bot gets the weights
 through its own environment. Native: B arenas of the in-process engine per opponent; every arena
 plays a fixed quota of rounds, so long rounds are not under-represented.
@@ -54,6 +56,8 @@ class EvalOptions:
     """Native: a round longer than this is cut and counted as not won."""
     log_dir: Path | None = None
     """Hosted: keep the bots' output here (default: a temporary dir)."""
+    battle_rounds: int = 10
+    """Rounds per battle: opponents that learn forget between battles."""
 
 
 @dataclass
@@ -75,10 +79,14 @@ def resolve_policy(arg: str, weights_dir: Path) -> Path:
     raise FileNotFoundError(f"no policy {arg!r}: neither {path} nor {under} exists")
 
 
-def plan_battles(opponents: Sequence[str], rounds: int, jobs: int) -> list[tuple[str, int, int]]:
-    """(opponent, rounds, chunk) per battle: one battle per opponent, split into up to
-    ceil(jobs / opponents) chunks when there are fewer opponents than jobs."""
-    chunks = max(1, min(rounds, -(-jobs // max(len(opponents), 1))))
+def plan_battles(
+    opponents: Sequence[str], rounds: int, jobs: int, battle_rounds: int
+) -> list[tuple[str, int, int]]:
+    """(opponent, rounds, chunk) per battle: per opponent `rounds` split evenly into battles of
+    at most `battle_rounds`, and into at least ceil(jobs / opponents) battles, so every job has
+    one."""
+    for_jobs = -(-jobs // max(len(opponents), 1))
+    chunks = max(1, min(rounds, max(for_jobs, -(-rounds // battle_rounds))))
     plan = []
     for name in opponents:
         for c in range(chunks):
@@ -139,7 +147,7 @@ def play_hosted(opts: EvalOptions, progress: Progress) -> Played:
     from tankrl.deploy.eval_stats import hosted_records
 
     our_name = resolve_bot(PPO_BOT).name
-    plan = plan_battles(opts.opponents, opts.rounds, opts.jobs)
+    plan = plan_battles(opts.opponents, opts.rounds, opts.jobs, opts.battle_rounds)
     stop = threading.Event()
     records: dict[int, list[RoundRecord]] = {}
     skipped = 0
@@ -197,7 +205,9 @@ def play_native(
     from tankrl.shared.policy import NumpyPolicy
 
     per = min(opts.rounds, opts.arenas_per_opponent)
-    arena_cfg = ArenaConfig(max_turns_per_round=opts.max_turns_per_round)
+    arena_cfg = ArenaConfig(
+        max_turns_per_round=opts.max_turns_per_round, battle_rounds=opts.battle_rounds
+    )
     env = NativeEnv(per * len(opts.opponents), contract, opts.opponents, arena_cfg, opts.seed)
     policy = NumpyPolicy(contract, tensors)
     rng = np.random.default_rng(opts.seed)

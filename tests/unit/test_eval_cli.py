@@ -79,12 +79,19 @@ def test_native_json_on_a_tiny_run(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_battles_are_planned_per_opponent_and_split_for_spare_jobs() -> None:
-    assert plan_battles(["A", "B"], 3, 2) == [("A", 3, 0), ("B", 3, 0)]
-    assert plan_battles(["A", "B", "C"], 3, 2) == [("A", 3, 0), ("B", 3, 0), ("C", 3, 0)]
-    assert plan_battles(["A"], 5, 2) == [("A", 3, 0), ("A", 2, 1)]
-    assert plan_battles(["A"], 1, 4) == [("A", 1, 0)]
-    plan = plan_battles(["A", "B"], 100, 7)
+    assert plan_battles(["A", "B"], 3, 2, 10) == [("A", 3, 0), ("B", 3, 0)]
+    assert plan_battles(["A", "B", "C"], 3, 2, 10) == [("A", 3, 0), ("B", 3, 0), ("C", 3, 0)]
+    assert plan_battles(["A"], 5, 2, 10) == [("A", 3, 0), ("A", 2, 1)]
+    assert plan_battles(["A"], 1, 4, 10) == [("A", 1, 0)]
+    plan = plan_battles(["A", "B"], 100, 7, 100)
     assert [sum(n for o, n, _ in plan if o == name) for name in "AB"] == [100, 100]
+
+
+def test_no_battle_is_longer_than_battle_rounds() -> None:
+    # an opponent that learns (Surfer) forgets between battles: their length is part of the test
+    plan = plan_battles(["A", "B"], 25, 2, 10)
+    assert plan == [("A", 9, 0), ("A", 8, 1), ("A", 8, 2), ("B", 9, 0), ("B", 8, 1), ("B", 8, 2)]
+    assert plan_battles(["A"], 200, 2, 200) == [("A", 100, 0), ("A", 100, 1)]
 
 
 def test_battle_seeds_are_stable_and_distinct() -> None:

@@ -29,6 +29,7 @@ def report(source: str = "hosted", motion: bool = False, deterministic: bool = T
         deterministic=deterministic,
         seed=3,
         rounds_per_opponent=2,
+        battle_rounds=10,
         rows=rows,
         overall=overall,
         motion=motion,
