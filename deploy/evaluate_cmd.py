@@ -71,7 +71,11 @@ def register(sub: "argparse._SubParsersAction[Any]") -> None:
         help="hosted turn deadline (default 1 s: measure the policy, not timeouts)",
     )
     p.add_argument(
-        "--arenas", type=int, default=64, help="native: at most this many arenas per opponent"
+        "--arenas",
+        type=int,
+        default=64,
+        help="native: at most this many arenas per opponent (fewer when whole battles of "
+        "--battle-rounds need fewer)",
     )
     p.add_argument(
         "--max-turns",

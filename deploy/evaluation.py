@@ -51,7 +51,7 @@ class EvalOptions:
     """Hosted battles at once."""
     turn_timeout_us: int = 1_000_000
     arenas_per_opponent: int = 64
-    """Native: at most this many arenas per opponent (fewer when rounds is smaller)."""
+    """Native: at most this many arenas per opponent (fewer when whole battles need fewer)."""
     max_turns_per_round: int = 5000
     """Native: a round longer than this is cut and counted as not won."""
     log_dir: Path | None = None
@@ -181,6 +181,13 @@ def play_hosted(opts: EvalOptions, progress: Progress) -> Played:
     return Played(ordered, skipped, settings)
 
 
+def native_arenas(rounds: int, battle_rounds: int, cap: int) -> int:
+    """Native arenas per opponent: as many as whole battles of `battle_rounds` fill (at most
+    `cap`), so an opponent that learns within a battle (Surfer) meets our policy in its later
+    rounds as often as hosted; 64 arenas for 100 rounds would stop every battle in round 2."""
+    return max(1, min(rounds, cap, -(-rounds // battle_rounds)))
+
+
 def arena_quotas(opponents: int, rounds: int, per_opponent: int) -> "npt.NDArray[np.int64]":
     """Rounds each native arena plays: arena i faces opponent i % opponents and is that
     opponent's (i // opponents)-th arena; an opponent's quotas add up to `rounds`."""
@@ -204,7 +211,7 @@ def play_native(
     from tankrl.shared.config import ArenaConfig
     from tankrl.shared.policy import NumpyPolicy
 
-    per = min(opts.rounds, opts.arenas_per_opponent)
+    per = native_arenas(opts.rounds, opts.battle_rounds, opts.arenas_per_opponent)
     arena_cfg = ArenaConfig(
         max_turns_per_round=opts.max_turns_per_round, battle_rounds=opts.battle_rounds
     )

@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from tankrl.deploy.cli import main
-from tankrl.deploy.evaluation import arena_quotas, battle_seed, plan_battles, resolve_policy
+from tankrl.deploy.evaluation import (
+    arena_quotas,
+    battle_seed,
+    native_arenas,
+    plan_battles,
+    resolve_policy,
+)
 from tankrl.shared.contracts import get_contract
 from tankrl.shared.policy import init_tensors
 from tankrl.shared.policy_files import encode_policy
@@ -98,6 +104,14 @@ def test_battle_seeds_are_stable_and_distinct() -> None:
     seeds = {battle_seed(s, o, c) for s in (0, 1) for o in ("A", "B") for c in (0, 1)}
     assert len(seeds) == 8 and all(0 <= s < 2**56 for s in seeds)
     assert battle_seed(0, "A", 0) == battle_seed(0, "A", 0)
+
+
+def test_native_arenas_play_whole_battles() -> None:
+    assert native_arenas(100, 10, 64) == 10  # each arena: one battle of 10 rounds
+    assert native_arenas(200, 10, 64) == 20
+    assert native_arenas(1000, 10, 64) == 64  # capped by --arenas
+    assert native_arenas(5, 10, 64) == 1
+    assert native_arenas(100, 1, 64) == 64
 
 
 def test_native_arena_quotas_add_up_per_opponent() -> None:
