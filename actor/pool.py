@@ -13,6 +13,7 @@ Members are named `v<policy_version>` (the opponent name in trajectories, progre
 Pure: no Ray; the native bot actor offers versions and records results.
 """
 
+import re
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -20,6 +21,8 @@ import numpy as np
 import numpy.typing as npt
 
 RULES = ("pfsp", "uniform", "latest")
+MEMBER_NAME = re.compile(r"v\d+")
+"""How members are named (`Member.name`); no scripted opponent's name matches it."""
 RECENT = 50
 """Results per member that its win rate is taken over."""
 MIN_RESULTS = 10
@@ -36,7 +39,7 @@ class Member:
 
     @property
     def name(self) -> str:
-        return f"v{self.version}"
+        return f"v{self.version}"  # matches MEMBER_NAME
 
     @property
     def win_rate(self) -> float:

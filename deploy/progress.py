@@ -1,10 +1,9 @@
 """The training progress report: learner and bot-actor stats turned into a few lines of text
 (rounds, turns/s by kind, policy_version, win rate per opponent, losses, drops). Pure."""
 
-import re
 from typing import Any
 
-POOL_MEMBER = re.compile(r"v\d+")  # how actor/pool.py names a frozen past version
+from tankrl.actor.pool import MEMBER_NAME
 
 
 def _rate(x: float) -> str:
@@ -16,7 +15,7 @@ def win_table(wins: dict[str, float], rounds: dict[str, int], pool: set[str] | N
     (when given), so a long run's line does not list every version that ever passed through."""
     if not wins:
         return "win rate: (no finished rounds yet)"
-    gone = {n for n in wins if pool is not None and POOL_MEMBER.fullmatch(n) and n not in pool}
+    gone = {n for n in wins if pool is not None and MEMBER_NAME.fullmatch(n) and n not in pool}
     cells = [
         f"{name} {100 * rate:.0f}% ({rounds.get(name, 0)})"
         for name, rate in wins.items()

@@ -9,6 +9,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from tankrl.actor.pool import MEMBER_NAME
+
 POLICY_VERSION = "policy_version"
 TIME_S = "time_s"
 
@@ -75,7 +77,7 @@ WIN_RATE = SubplotSpec(
     ((r"^(?:play/)?win_rate/(?P<label>.+)$", "{label}"),),
     ylim=(-0.02, 1.02),
     legend=True,
-    pool=r"v\d+",  # actor/pool.py's member names
+    pool=MEMBER_NAME.pattern,
 )
 POOL_LABEL = "self-play pool (mean of members)"
 RETURN = SubplotSpec(

@@ -4,7 +4,8 @@ is sampled by the rule, and leaves by the rule when the pool is full."""
 import numpy as np
 import pytest
 
-from tankrl.actor.pool import MIN_RESULTS, OpponentPool
+from tankrl.actor.pool import MEMBER_NAME, MIN_RESULTS, Member, OpponentPool
+from tankrl.shared.config import NAMED_OPPONENTS
 
 TENSORS = {"w": np.zeros(3, np.float32)}
 
@@ -70,3 +71,9 @@ def test_results_for_members_that_left_are_ignored_and_bad_settings_refused() ->
         OpponentPool(2, 1, rule="best")
     with pytest.raises(ValueError):
         OpponentPool(0, 1)
+
+
+def test_member_names_are_told_apart_from_named_opponents() -> None:
+    # progress and plots tell pool members from scripted opponents by this pattern
+    assert MEMBER_NAME.fullmatch(Member(120, {}).name)
+    assert not any(MEMBER_NAME.fullmatch(name) for name in NAMED_OPPONENTS)
