@@ -79,6 +79,11 @@ def resolve_policy(arg: str, weights_dir: Path) -> Path:
     raise FileNotFoundError(f"no policy {arg!r}: neither {path} nor {under} exists")
 
 
+def battles_needed(rounds: int, battle_rounds: int) -> int:
+    """Battles of at most `battle_rounds` that `rounds` fill (the hosted and native plans)."""
+    return -(-rounds // battle_rounds)
+
+
 def plan_battles(
     opponents: Sequence[str], rounds: int, jobs: int, battle_rounds: int
 ) -> list[tuple[str, int, int]]:
@@ -86,7 +91,7 @@ def plan_battles(
     at most `battle_rounds`, and into at least ceil(jobs / opponents) battles, so every job has
     one."""
     for_jobs = -(-jobs // max(len(opponents), 1))
-    chunks = max(1, min(rounds, max(for_jobs, -(-rounds // battle_rounds))))
+    chunks = max(1, min(rounds, max(for_jobs, battles_needed(rounds, battle_rounds))))
     plan = []
     for name in opponents:
         for c in range(chunks):
@@ -185,7 +190,7 @@ def native_arenas(rounds: int, battle_rounds: int, cap: int) -> int:
     """Native arenas per opponent: as many as whole battles of `battle_rounds` fill (at most
     `cap`), so an opponent that learns within a battle (Surfer) meets our policy in its later
     rounds as often as hosted; 64 arenas for 100 rounds would stop every battle in round 2."""
-    return max(1, min(rounds, cap, -(-rounds // battle_rounds)))
+    return max(1, min(rounds, cap, battles_needed(rounds, battle_rounds)))
 
 
 def arena_quotas(opponents: int, rounds: int, per_opponent: int) -> "npt.NDArray[np.int64]":

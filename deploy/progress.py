@@ -10,6 +10,11 @@ def _rate(x: float) -> str:
     return f"{x:,.0f}"
 
 
+def _cell(name: str, rate: float, rounds: float) -> str:
+    """One opponent: its recent win rate and over how many rounds."""
+    return f"{name} {100 * rate:.0f}% ({rounds:.0f})"
+
+
 def win_table(wins: dict[str, float], rounds: dict[str, int], pool: set[str] | None = None) -> str:
     """Recent win rate per opponent; self-play members (`v<version>`) only while in `pool`
     (when given), so a long run's line does not list every version that ever passed through."""
@@ -17,9 +22,7 @@ def win_table(wins: dict[str, float], rounds: dict[str, int], pool: set[str] | N
         return "win rate: (no finished rounds yet)"
     gone = {n for n in wins if pool is not None and MEMBER_NAME.fullmatch(n) and n not in pool}
     cells = [
-        f"{name} {100 * rate:.0f}% ({rounds.get(name, 0)})"
-        for name, rate in wins.items()
-        if name not in gone
+        _cell(name, rate, rounds.get(name, 0)) for name, rate in wins.items() if name not in gone
     ]
     if gone:
         cells.append(f"{len(gone)} former pool members")
@@ -47,7 +50,7 @@ def report(
     trained = max(0, learner.get("turns_trained", trained_before) - trained_before)
     last = learner.get("last_pass") or {}
     dropped = {k: v for k, v in (learner.get("rounds_dropped") or {}).items() if v}
-    any_pool = any("pool" in a for a in actors)
+    pools = [a["pool"] for a in actors if "pool" in a]  # name -> [our win rate, rounds]
     lines = [
         f"[{elapsed_s / 60:5.1f} min] policy_version {learner.get('policy_version', 0)}  "
         f"rounds played {int(rounds)}  trained {learner.get('rounds_trained', 0)}  "
@@ -56,7 +59,7 @@ def report(
         + win_table(
             learner.get("win_rate") or {},
             learner.get("rounds_by_opponent") or {},
-            {name for a in actors for name in a.get("pool") or {}} if any_pool else None,
+            set().union(*pools) if pools else None,
         ),
     ]
     if last:
@@ -92,7 +95,7 @@ def report(
         lines.append("  actors: " + "; ".join(problems))
     for a in actors:
         if a.get("pool"):
-            cells = [f"{name} {100 * rate:.0f}% ({n:.0f})" for name, (rate, n) in a["pool"].items()]
+            cells = [_cell(name, rate, n) for name, (rate, n) in a["pool"].items()]
             lines.append(f"  pool ({a['kind']}{a['index']}, our win rate): " + ", ".join(cells))
     return "\n".join(lines)
 

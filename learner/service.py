@@ -107,11 +107,12 @@ class LearnerActor:
         else:
             with self._cv:
                 verdict = self.inbox.offer(tr, self.publisher.version)
-                if verdict.reason not in ("contract", "invalid"):  # a round that was played
+                played = verdict.reason not in ("contract", "invalid")  # a round that was played
+                if played:
                     self.round_stats.add(tr)
                 if self.inbox.pass_due(self.cfg.ppo.min_turns_per_update):
                     self._cv.notify()
-            if self._round_log is not None and verdict.reason not in ("contract", "invalid"):
+            if self._round_log is not None and played:
                 self._log_round(tr, verdict)
         self._count(verdict)
         return {
