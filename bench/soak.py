@@ -16,6 +16,7 @@ Usage: python -m bench.soak [--minutes 60] [--config default] [--run soak] [--we
 """
 
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -24,6 +25,7 @@ import sys
 import time
 import uuid
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,14 +71,18 @@ def marked(mark: bytes) -> list[int]:
     return pids
 
 
-def rss_mb(pid: int) -> float | None:
+def rss_mb(pid: int) -> dict[str, float] | None:
+    """Resident memory (MB): total (VmRSS) and its anonymous, file and shared-memory parts."""
+    fields = {"VmRSS:": "rss", "RssAnon:": "anon", "RssFile:": "file", "RssShmem:": "shmem"}
+    out = dict.fromkeys(fields.values(), 0.0)
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
+            key = line.split(maxsplit=1)[0] if line else ""
+            if key in fields:
+                out[fields[key]] = int(line.split()[1]) / 1024
     except OSError:
         return None
-    return 0.0
+    return out
 
 
 def written_mb(pid: int) -> float:
@@ -93,15 +99,15 @@ def dir_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 2**20
 
 
-def sample(mark: bytes, driver: int) -> tuple[dict[str, list[float]], float]:
-    """RSS (MB) of every process of the run by kind, and what the learner has written (MB)."""
-    by_kind: dict[str, list[float]] = defaultdict(list)
+def sample(mark: bytes, driver: int) -> tuple[dict[str, list[dict[str, float]]], float]:
+    """Memory (rss_mb) of every process of the run by kind, and what the learner wrote (MB)."""
+    by_kind: dict[str, list[dict[str, float]]] = defaultdict(list)
     learner_written = 0.0
     for pid in marked(mark):
         kind, rss = kind_of(pid, driver), rss_mb(pid)
         if rss is None or kind == "gone":
             continue
-        by_kind[kind].append(rss)
+        by_kind[kind].append({"pid": pid, **rss})
         if kind == "learner":
             learner_written += written_mb(pid)
     return by_kind, learner_written
@@ -139,60 +145,91 @@ def main() -> None:
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
-    samples: list[tuple[float, dict[str, list[float]], float, float]] = []
+    samples: list[Sample] = []
     started = time.monotonic()
+    trace = run_dir.parent / f"{args.run}.samples.jsonl"
     try:
-        while proc.poll() is None:
-            time.sleep(min(args.sample_s, 5.0))
-            minute = (time.monotonic() - started) / 60.0
-            if samples and minute - samples[-1][0] < args.sample_s / 60.0:
-                continue
-            by_kind, written = sample(mark.encode(), proc.pid)
-            if not by_kind:
-                continue
-            size = dir_mb(run_dir) if run_dir.exists() else 0.0
-            samples.append((minute, by_kind, written, size))
-            total = sum(sum(v) for v in by_kind.values())
-            print(
-                f"[{minute:5.1f} min] {sum(map(len, by_kind.values()))} processes, "
-                f"RSS {total:,.0f} MB, weights {size:.1f} MB, learner wrote {written:.0f} MB",
-                flush=True,
-            )
+        with trace.open("w") as rows:
+            while proc.poll() is None:
+                time.sleep(min(args.sample_s, 5.0))
+                minute = (time.monotonic() - started) / 60.0
+                if samples and minute - samples[-1].minute < args.sample_s / 60.0:
+                    continue
+                by_kind, written = sample(mark.encode(), proc.pid)
+                if not by_kind:
+                    continue
+                size = dir_mb(run_dir) if run_dir.exists() else 0.0
+                samples.append(Sample(minute, by_kind, written, size))
+                rows.write(json.dumps(vars(samples[-1])) + "\n")
+                rows.flush()
+                total = sum(p["rss"] for procs in by_kind.values() for p in procs)
+                print(
+                    f"[{minute:5.1f} min] {sum(map(len, by_kind.values()))} processes, "
+                    f"RSS {total:,.0f} MB, weights {size:.1f} MB, learner wrote {written:.0f} MB",
+                    flush=True,
+                )
     except KeyboardInterrupt:
         proc.send_signal(signal.SIGINT)
     proc.wait()
     if proc.returncode != 0 or not samples:
         raise SystemExit(f"tankrl train ended with {proc.returncode}; see {log}")
+    print(f"every sample, per process: {trace}")
     report(samples, run_dir)
 
 
-def report(samples: list[tuple[float, dict[str, list[float]], float, float]], run: Path) -> None:
-    base = min(samples, key=lambda s: abs(s[0] - BASELINE_MINUTE))
-    end = samples[-1]
-    hours = max(end[0] - samples[0][0], 1e-9) / 60.0
+@dataclass
+class Sample:
+    minute: float
+    by_kind: dict[str, list[dict[str, float]]]
+    learner_written_mb: float
+    weights_mb: float
+
+    def shape(self) -> dict[str, int]:
+        return {kind: len(procs) for kind, procs in self.by_kind.items()}
+
+    def mean(self, kind: str, part: str = "rss") -> float:
+        procs = self.by_kind[kind]
+        return sum(p[part] for p in procs) / len(procs)
+
+
+def report(samples: list[Sample], run: Path) -> None:
+    """The table and verdict. The end is the last sample with the same processes as minute 10:
+    a sample taken while the run shuts down (its actors already gone) would compare unlike
+    things."""
+    base = min(samples, key=lambda s: abs(s.minute - BASELINE_MINUTE))
+    end = next((s for s in reversed(samples) if s.shape() == base.shape()), samples[-1])
+    hours = max(end.minute - samples[0].minute, 1e-9) / 60.0
     growth: dict[str, float] = {}
     rss: dict[str, list[float]] = {}
     print(
-        f"\n{'kind':<14} {'procs':>5} {'MB/proc m' + str(round(base[0])):>12} {'MB/proc end':>12}"
-        f" {'growth %':>9}"
+        f"\nminute {base.minute:.1f} to {end.minute:.1f}; MB per process (anon = private heap, "
+        "shmem = mapped shared memory such as Ray's object store)"
     )
-    for kind in sorted(set(base[1]) & set(end[1])):
-        first = sum(base[1][kind]) / len(base[1][kind])
-        last = sum(end[1][kind]) / len(end[1][kind])
+    print(
+        f"{'kind':<14} {'procs':>5} {'RSS start':>10} {'RSS end':>8} {'growth %':>9}"
+        f" {'anon +MB':>9} {'shmem +MB':>10}"
+    )
+    for kind in sorted(set(base.by_kind) & set(end.by_kind)):
+        first, last = base.mean(kind), end.mean(kind)
         growth[kind] = round(100.0 * (last - first) / first, 1)
         rss[kind] = [round(first, 1), round(last, 1)]
+        anon = end.mean(kind, "anon") - base.mean(kind, "anon")
+        shmem = end.mean(kind, "shmem") - base.mean(kind, "shmem")
         print(
-            f"{kind:<14} {len(end[1][kind]):>5} {first:>12.1f} {last:>12.1f} {growth[kind]:>9.1f}"
+            f"{kind:<14} {len(end.by_kind[kind]):>5} {first:>10.1f} {last:>8.1f}"
+            f" {growth[kind]:>9.1f} {anon:>+9.1f} {shmem:>+10.1f}"
         )
     figures: dict[str, Any] = {
-        "minutes": round(end[0], 1),
-        "baseline_minute": round(base[0], 1),
+        "minutes": round(end.minute, 1),
+        "baseline_minute": round(base.minute, 1),
         "rss_mb_per_process": rss,
         "rss_growth_pct": growth,
         "max_rss_growth_pct": max(growth.values()) if growth else None,
-        "weights_mb": round(end[3], 1),
-        "weights_mb_per_hour": round((end[3] - samples[0][3]) / hours, 1),
-        "learner_write_mb_per_hour": round((end[2] - samples[0][2]) / hours, 1),
+        "weights_mb": round(end.weights_mb, 1),
+        "weights_mb_per_hour": round((end.weights_mb - samples[0].weights_mb) / hours, 1),
+        "learner_write_mb_per_hour": round(
+            (end.learner_written_mb - samples[0].learner_written_mb) / hours, 1
+        ),
         "run_dir": str(run),
     }
     finish("soak", figures, TARGETS)

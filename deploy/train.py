@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from tankrl.deploy.config_cli import describe
 from tankrl.deploy.progress import report, target_reached
 from tankrl.shared.config import RAY_NAMESPACE as NAMESPACE
-from tankrl.shared.config import RunConfig
+from tankrl.shared.config import RAY_TASK_EVENTS, RunConfig
 
 T = TypeVar("T")
 
@@ -84,7 +84,12 @@ def _start_actors(cfg: RunConfig, name: str) -> list[Actor]:
 
     from tankrl.actor.service import HostedBotActor, NativeBotActor
 
-    spread = {"scheduling_strategy": "SPREAD", "max_restarts": 3, "max_task_retries": 0}
+    spread = {
+        "scheduling_strategy": "SPREAD",
+        "max_restarts": 3,
+        "max_task_retries": 0,
+        "enable_task_events": RAY_TASK_EVENTS,
+    }
     config = cfg.to_dict()
     actors: list[Actor] = []
     native = ray.remote(NativeBotActor).options(num_cpus=0.5, **spread)

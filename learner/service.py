@@ -23,7 +23,7 @@ from tankrl.learner.metrics import LearnerMetrics
 from tankrl.learner.publisher import Fetched, Publisher
 from tankrl.learner.round_stats import RoundStats
 from tankrl.learner.trainer import Trainer
-from tankrl.shared.config import RunConfig
+from tankrl.shared.config import RAY_TASK_EVENTS, RunConfig
 from tankrl.shared.contracts import get_contract
 from tankrl.shared.policy import check_tensors
 from tankrl.shared.policy_files import encode_policy
@@ -319,4 +319,5 @@ def get_or_create_learner(
         get_if_exists=True,
         max_restarts=max_restarts,
         num_cpus=num_cpus,
+        enable_task_events=RAY_TASK_EVENTS,
     ).remote(config.to_dict(), str(run_dir))

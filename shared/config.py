@@ -139,6 +139,11 @@ and plays in the native env (tests/unit/test_opponent_list.py checks they agree)
 RAY_NAMESPACE = "tankrl"
 """The Ray namespace of every named actor tankrl starts (the learner `tankrl-learner-<run>`), so
 `tankrl bot --learner` and other drivers find them by name."""
+RAY_TASK_EVENTS = False
+"""Whether calls to the learner and the bot actors report Ray task events (the dashboard's task
+list and timeline). Off: bots call `submit` and `wait_weights` thousands of times a minute, and
+the GCS remembers every task event it had to drop until the job ends, so its memory grew with
+the length of the run (bench/soak.py)."""
 
 
 @dataclass(frozen=True)
