@@ -3,7 +3,8 @@
 Reads the sampled (pre-squash) actions and the BotView; gives actor.brain the target speed, body,
 gun turn rates and firepower, and keeps the current goto/aim targets actor.observation reads.
 Each dim is squash(raw) * scale + offset (sigmoid(x) computed as (1 + tanh(x / 2)) / 2); v1 sends
-the motor dims directly, v2 runs the goto and aimTo controllers on its points. A shot needs
+the motor dims directly, v2 runs the goto and aimTo controllers on its points, and v4 makes its
+aim point from a lead fraction and the tracker's enemy estimate (actor/lead.py). A shot needs
 fire_decision >= 0, gun_heat == 0 exactly and energy > power; otherwise firepower is 0.
 
 Safe action: a bot whose output row holds NaN or an infinity is counted (per bot and in total)
@@ -15,11 +16,13 @@ the BotView's are rejected by actor.brain once per turn, so the math here runs u
 
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from tankrl.actor.controllers import goto_and_aim
+from tankrl.actor.lead import lead_point
 from tankrl.shared.botview import BotView
 from tankrl.shared.contracts import Contract, ContractError
 from tankrl.shared.movement import max_turn_rate_unchecked, new_target_speed
@@ -30,7 +33,8 @@ Bool = npt.NDArray[np.bool_]
 
 MOTOR_DIMS = ("target_speed", "turn_rate", "gun_turn_rate", "fire_decision", "fire_power")
 GOTO_AIM_DIMS = ("goto_x", "goto_y", "aim_x", "aim_y", "fire_decision", "fire_power")
-DECODERS = {"motor": MOTOR_DIMS, "goto_aim": GOTO_AIM_DIMS}
+GOTO_LEAD_DIMS = ("goto_x", "goto_y", "aim_lead", "fire_decision", "fire_power")
+DECODERS = {"motor": MOTOR_DIMS, "goto_aim": GOTO_AIM_DIMS, "goto_lead": GOTO_LEAD_DIMS}
 """Decoder kind (the contract's `decoder` text up to the colon) -> the dim names it needs."""
 
 PER_BOT_SCALES = ("arena_width", "arena_height", "max_turn_rate(speed)")
@@ -52,6 +56,16 @@ class Motor:
     turn_rate: F64
     gun_turn_rate: F64
     firepower: F64
+
+
+class EnemyEstimate(Protocol):
+    """Where the enemy is believed to be and how it moves, arrays [B] (actor.tracker's)."""
+
+    x: F64
+    y: F64
+    speed: F64
+    direction: F64
+    """degrees"""
 
 
 class Targets:
@@ -111,6 +125,7 @@ class ActionDecoder:
         self._fire_power = self._values[self._dim["fire_power"]]
         self._fire_decision = self._values[self._dim["fire_decision"]]
         self._headings = np.empty((2, n_bots))
+        self._enemy_velocity = np.empty((2, n_bots))
         if kind == "goto_aim":
             # rows goto_x, goto_y, aim_x, aim_y seen as [x/y, point, B]: the targets are views
             points = self._values[0:4].reshape(2, 2, n_bots).transpose(1, 0, 2)
@@ -121,8 +136,9 @@ class ActionDecoder:
         self.nonfinite_per_bot = np.zeros(n_bots, dtype=np.int64)
         self.nonfinite_total = 0
 
-    def decode(self, actions: F32, view: BotView) -> Motor:
-        """Motor commands [B] for raw actions [B, A]; updates the v2 targets."""
+    def decode(self, actions: F32, view: BotView, enemy: EnemyEstimate | None = None) -> Motor:
+        """Motor commands [B] for raw actions [B, A]; updates the goto/aim targets. A goto/lead
+        contract aims at the `enemy` estimate (the tracker's), which it therefore needs."""
         bad: Bool | None = None
         # a NaN or infinity anywhere makes the sum non-finite (a finite overflow just looks)
         if not math.isfinite(np.add.reduce(actions, axis=None)):
@@ -140,7 +156,11 @@ class ActionDecoder:
         if bad is not None:
             np.logical_and(fire, np.logical_not(bad), out=fire)
         firepower = np.multiply(power, fire)
-        if self.kind == "goto_aim":
+        if self.kind == "goto_lead":
+            if enemy is None:
+                raise ValueError(f"contract {self.contract.name} aims by lead: pass the enemy")
+            self._lead(view, enemy)
+        if self.kind != "motor":
             motor = self._goto_aim(view, firepower)
         else:
             d = self._dim
@@ -171,6 +191,20 @@ class ActionDecoder:
         np.add(v, self._offset, out=v)
         return v
 
+    def _lead(self, view: BotView, enemy: EnemyEstimate) -> None:
+        """goto/lead: the goto point as decoded; the aim point by lead_point (actor/lead.py)
+        with the decoded lead and fire power, whether or not this turn fires."""
+        v, d, t = self._values, self._dim, self.targets
+        t.goto_x[:], t.goto_y[:] = v[d["goto_x"]], v[d["goto_y"]]
+        heading = np.radians(enemy.direction)
+        vel = self._enemy_velocity
+        np.multiply(enemy.speed, np.cos(heading), out=vel[0])
+        np.multiply(enemy.speed, np.sin(heading), out=vel[1])
+        t.aim_x[:], t.aim_y[:] = lead_point(
+            view.x, view.y, enemy.x, enemy.y, vel[0], vel[1], v[d["aim_lead"]],
+            v[d["fire_power"]], view.arena_width, view.arena_height,
+        )  # fmt: skip
+
     def _goto_aim(self, view: BotView, firepower: F64) -> Motor:
         t = self.targets  # views of v's goto and aim rows
         t.active.fill(True)
@@ -187,7 +221,7 @@ class ActionDecoder:
         motor.turn_rate[bad] = 0.0
         motor.gun_turn_rate[bad] = 0.0
         motor.firepower[bad] = 0.0
-        if self.kind == "goto_aim":
+        if self.kind != "motor":
             t, x, y = self.targets, view.x[bad], view.y[bad]
             gun = np.radians(view.gun_direction[bad])
             t.goto_x[bad], t.goto_y[bad] = x, y

@@ -131,7 +131,7 @@ class Brain:
         """The intent for raw actions [B, act] answering `view` (the tick they were chosen on,
         already passed to `observe`); for hosts whose actions come from elsewhere, e.g. a
         Gymnasium agent."""
-        motor = self.decoder.decode(actions, view)
+        motor = self.decoder.decode(actions, view, self.tracker)
         flags = self._flags.copy()  # one copy for the five flag rows the intent owns
         return Intent(
             target_speed=motor.target_speed,

@@ -1,9 +1,11 @@
-"""A hand-written demonstrator for goto/aim contracts (v2): raw actions from observations alone.
+"""A hand-written demonstrator for goto/aim and goto/lead contracts (v2-v4): raw actions from
+observations alone.
 
 Pure numpy, batch-first. It reads only the contract's own features (by name), so what it does is
 a function of what the policy sees, which is what behaviour cloning (deploy/pretrain.py) needs:
 
-- aim: LEAD x the linear extrapolation of the enemy over the bullet's flight time (3 iterations);
+- aim: LEAD x the linear extrapolation of the enemy over the bullet's flight time (actor/lead.py;
+  for v4 the lead itself is the action);
 - fire: when the gun is within FIRE_WITHIN_DEG of the aim point; power falls linearly from 3 at
   POWER_NEAR to 1.2 at POWER_FAR (continuous, so the aim point it leads by is a smooth function
   of the observation, which a network copies about 20% more precisely than a stepped one);
@@ -18,13 +20,15 @@ atanh-range values for tanh dims), clipped to |x| <= RAW_LIMIT.
 import numpy as np
 import numpy.typing as npt
 
+from tankrl.actor.lead import lead_point
 from tankrl.shared.contracts import Contract, ContractError
-from tankrl.shared.game_constants import bullet_speed
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 
 EXPERT_DIMS = ("goto_x", "goto_y", "aim_x", "aim_y", "fire_decision", "fire_power")
+LEAD_DIMS = ("goto_x", "goto_y", "aim_lead", "fire_decision", "fire_power")
+"""The action layouts the expert plays: aim points (v2, v3) or a lead fraction (v4)."""
 FIRE_WITHIN_DEG = 3.0
 ORBIT_STEP = 150.0
 RADIAL_BEND = np.radians(30.0)
@@ -68,15 +72,23 @@ def _logit(p: F64) -> F64:
 
 
 class GotoAimExpert:
-    """`actions(obs)` -> raw actions [B, A] for a goto/aim contract on a width x height arena."""
+    """`actions(obs)` -> raw actions [B, A] for a goto/aim or goto/lead contract on a width x
+    height arena."""
 
     def __init__(self, contract: Contract, width: float, height: float):
         dims = tuple(d.name for d in contract.actions)
-        if dims != EXPERT_DIMS:
+        if dims not in (EXPERT_DIMS, LEAD_DIMS):
             raise ContractError(
-                f"the expert plays goto/aim contracts ({', '.join(EXPERT_DIMS)}); "
+                f"the expert plays goto/aim ({', '.join(EXPERT_DIMS)}) and goto/lead "
+                f"({', '.join(LEAD_DIMS)}) contracts; "
                 f"contract {contract.name} ({contract.sha256[:12]}) has {', '.join(dims)}"
             )
+        self.leads = dims == LEAD_DIMS
+        if self.leads:
+            scale = next(d.scale for d in contract.actions if d.name == "aim_lead")
+            if not isinstance(scale, float | int) or abs(LEAD) >= abs(scale):
+                raise ContractError(f"contract {contract.name}: aim_lead cannot reach {LEAD}")
+            self.raw_lead = float(np.arctanh(LEAD / scale))
         names = [f.name for f in contract.features]
         self.index = {name: names.index(name) for name in _FEATURES}
         self.width, self.height = float(width), float(height)
@@ -94,23 +106,17 @@ class GotoAimExpert:
         distance = np.hypot(ex - ox, ey - oy)
         ramp = np.clip((distance - POWER_NEAR) / (POWER_FAR - POWER_NEAR), 0.0, 1.0)
         power = 3.0 - 1.8 * ramp
-        px, py = ex, ey
-        for _ in range(3):
-            flight = np.hypot(px - ox, py - oy) / bullet_speed(power)
-            px = np.clip(ex + LEAD * e_speed * flight * np.cos(e_dir), 18.0, w - 18.0)
-            py = np.clip(ey + LEAD * e_speed * flight * np.sin(e_dir), 18.0, h - 18.0)
         gx, gy = self._orbit(obs, ox, oy, ex, ey, distance)
         fire = np.where(f(obs, "gun_remaining") * 180.0 < FIRE_WITHIN_DEG, 2.0, -2.0)
+        if self.leads:
+            aim = [np.full_like(ox, self.raw_lead)]
+        else:
+            vx, vy = e_speed * np.cos(e_dir), e_speed * np.sin(e_dir)
+            lead = np.full_like(ox, LEAD)
+            px, py = lead_point(ox, oy, ex, ey, vx, vy, lead, power, w, h)
+            aim = [_logit(px / w), _logit(py / h)]
         raw = np.stack(
-            [
-                _logit(gx / w),
-                _logit(gy / h),
-                _logit(px / w),
-                _logit(py / h),
-                fire,
-                _logit((power - 0.1) / 2.9),
-            ],
-            axis=1,
+            [_logit(gx / w), _logit(gy / h), *aim, fire, _logit((power - 0.1) / 2.9)], axis=1
         )
         out: F32 = np.clip(raw, -RAW_LIMIT, RAW_LIMIT).astype(np.float32)
         return out
