@@ -36,6 +36,8 @@ TARGETS = (
     Target("weights_mb", "<=", 200.0, "none", "weights/<run>/ MB"),
 )
 BASELINE_MINUTE = 10
+MIN_SPAN_MINUTES = 10
+"""Growth is judged only over at least this long after the baseline (a shorter run has none)."""
 KINDS = (
     ("ray::LearnerActor", "learner"),
     ("ray::NativeBotActor", "native actor"),
@@ -219,12 +221,15 @@ def report(samples: list[Sample], run: Path) -> None:
             f"{kind:<14} {len(end.by_kind[kind]):>5} {first:>10.1f} {last:>8.1f}"
             f" {growth[kind]:>9.1f} {anon:>+9.1f} {shmem:>+10.1f}"
         )
+    judged = growth and end.minute - base.minute >= MIN_SPAN_MINUTES
+    if not judged:
+        print(f"too short to judge growth: it needs {BASELINE_MINUTE + MIN_SPAN_MINUTES} minutes")
     figures: dict[str, Any] = {
         "minutes": round(end.minute, 1),
         "baseline_minute": round(base.minute, 1),
         "rss_mb_per_process": rss,
         "rss_growth_pct": growth,
-        "max_rss_growth_pct": max(growth.values()) if growth else None,
+        "max_rss_growth_pct": max(growth.values()) if judged else None,
         "weights_mb": round(end.weights_mb, 1),
         "weights_mb_per_hour": round((end.weights_mb - samples[0].weights_mb) / hours, 1),
         "learner_write_mb_per_hour": round(
