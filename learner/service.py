@@ -17,7 +17,7 @@ from typing import Any
 import ray
 import torch
 
-from tankrl.learner import checkpoints
+from tankrl.learner import checkpoints, heap
 from tankrl.learner.inbox import DROP_REASONS, Inbox, LagStats, Verdict
 from tankrl.learner.metrics import LearnerMetrics
 from tankrl.learner.publisher import Fetched, Publisher
@@ -224,6 +224,8 @@ class LearnerActor:
         stats["samples_per_s"] = stats["turns"] / pass_s if pass_s > 0 else 0.0
         self.last_pass, self.last_lag = stats, lag
         self._report(version, len(rounds), stats, lag)
+        del rounds
+        heap.trim()
 
     def _save(self, version: int, rotate: bool) -> None:
         """Write latest/ (and checkpoint_1 when `rotate`); the caller holds the train lock."""
