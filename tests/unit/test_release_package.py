@@ -1,6 +1,7 @@
 """The shipped packages (weights/release/) pass the strict package validator under their
-contracts (the v2 policy, and the v1 baseline the README's smoothness table compares it with)
-and play: their means on a real observation are finite actions of the contract's width."""
+contracts (the v2 policy, the v1 baseline the README's smoothness table compares it with, the
+league release v3 on contract v4 and the first league policy on contract v3) and play: their
+means on a real observation are finite actions of the contract's width."""
 
 from pathlib import Path
 
@@ -8,14 +9,22 @@ import numpy as np
 import pytest
 
 from tankrl.actor.native_env import NativeEnv
-from tankrl.shared.contracts import V1, V2, Contract
+from tankrl.shared.contracts import V1, V2, V3, V4, Contract
 from tankrl.shared.policy import NumpyPolicy
 from tankrl.shared.policy_package import load_package
 
 RELEASE = Path(__file__).resolve().parents[2] / "weights" / "release"
 
 
-@pytest.mark.parametrize(("name", "expected"), [("tankrl-v2.zip", V2), ("tankrl-v1.zip", V1)])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("tankrl-v2.zip", V2),
+        ("tankrl-v1.zip", V1),
+        ("tankrl-v3.zip", V4),
+        ("tankrl-v3-aimpoint.zip", V3),
+    ],
+)
 def test_shipped_package_is_a_valid_policy(name: str, expected: Contract) -> None:
     contract, tensors, manifest = load_package(RELEASE / name, expected)
     assert contract is expected
