@@ -191,6 +191,8 @@ class LearnerActor:
                 self.train_errors += 1
                 log.exception("training pass failed; its %d rounds are lost", len(rounds))
                 self._recover()
+            del rounds  # the pass's buffers are garbage now: hand their pages back
+            heap.trim()
 
     def _recover(self) -> None:
         """After a failed pass, go back to the last published weights with a fresh optimizer."""
@@ -224,8 +226,6 @@ class LearnerActor:
         stats["samples_per_s"] = stats["turns"] / pass_s if pass_s > 0 else 0.0
         self.last_pass, self.last_lag = stats, lag
         self._report(version, len(rounds), stats, lag)
-        del rounds
-        heap.trim()
 
     def _save(self, version: int, rotate: bool) -> None:
         """Write latest/ (and checkpoint_1 when `rotate`); the caller holds the train lock."""
