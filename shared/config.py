@@ -142,8 +142,8 @@ RAY_NAMESPACE = "tankrl"
 RAY_TASK_EVENTS = False
 """Whether calls to the learner and the bot actors report Ray task events (the dashboard's task
 list and timeline). Off: bots call `submit` and `wait_weights` thousands of times a minute, and
-the GCS remembers every task event it had to drop until the job ends, so its memory grew with
-the length of the run (bench/soak.py)."""
+with them on the GCS's memory grew with the length of the run (bench/soak.py: +18.6% from
+minute 10 to 60; +0.4% with them off)."""
 
 
 @dataclass(frozen=True)
