@@ -9,7 +9,8 @@ minutes (when every cache has filled); a file that grows with every pass shows i
 directory's size and in the bytes the learner writes per hour.
 
 Prints one line per sample, a table, and as its last line the JSON verdict (bench/judge.py):
-per kind the mean RSS per process at minute 10 and at the end and the growth in between,
+per kind the mean RSS per process around minute 10 and at the end (each the median of five
+samples) and the growth in between,
 weights_mb, weights_mb_per_hour and learner_write_mb_per_hour. Targets: no kind grows more than
 10% from minute 10 to the end, and weights/<run>/ stays under 200 MB.
 Usage: python -m bench.soak [--minutes 60] [--config default] [--run soak] [--weights-dir weights]
@@ -36,6 +37,10 @@ TARGETS = (
     Target("weights_mb", "<=", 200.0, "none", "weights/<run>/ MB"),
 )
 BASELINE_MINUTE = 10
+WINDOW_SAMPLES = 5
+"""Each end of the comparison is the median of this many samples: a training pass allocates and
+frees tens of MB, so one sample shows where in a pass it fell (the learner read 444, 421 and
+439 MB at minutes 9, 10 and 11 of one run)."""
 MIN_SPAN_MINUTES = 10
 """Growth is judged only over at least this long after the baseline (a shorter run has none)."""
 KINDS = (
@@ -194,34 +199,52 @@ class Sample:
         return sum(p[part] for p in procs) / len(procs)
 
 
+def _span(window: list[Sample]) -> str:
+    minutes = sorted(s.minute for s in window)
+    return f"{minutes[0]:.1f}-{minutes[-1]:.1f}"
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
 def report(samples: list[Sample], run: Path) -> None:
-    """The table and verdict. The end is the last sample with the same processes as minute 10:
-    a sample taken while the run shuts down (its actors already gone) would compare unlike
-    things."""
-    base = min(samples, key=lambda s: abs(s.minute - BASELINE_MINUTE))
-    end = next((s for s in reversed(samples) if s.shape() == base.shape()), samples[-1])
+    """The table and verdict: per kind, the median of the WINDOW_SAMPLES samples nearest minute
+    10 against the median of the last WINDOW_SAMPLES samples with the same processes as minute
+    10 (a sample taken while the run shuts down, its actors already gone, would compare unlike
+    things)."""
+    nearest = sorted(samples, key=lambda s: abs(s.minute - BASELINE_MINUTE))[:WINDOW_SAMPLES]
+    base = min(nearest, key=lambda s: abs(s.minute - BASELINE_MINUTE))
+    full = [s for s in samples if s.shape() == base.shape() and s.minute > base.minute]
+    ends = full[-WINDOW_SAMPLES:] or [samples[-1]]
+    end = ends[-1]
     hours = max(end.minute - samples[0].minute, 1e-9) / 60.0
     growth: dict[str, float] = {}
     rss: dict[str, list[float]] = {}
     print(
-        f"\nminute {base.minute:.1f} to {end.minute:.1f}; MB per process (anon = private heap, "
-        "shmem = mapped shared memory such as Ray's object store)"
+        f"\nminutes {_span(nearest)} to {_span(ends)} (medians); MB per process (anon = private "
+        "heap, shmem = mapped shared memory such as Ray's object store)"
     )
     print(
         f"{'kind':<14} {'procs':>5} {'RSS start':>10} {'RSS end':>8} {'growth %':>9}"
         f" {'anon +MB':>9} {'shmem +MB':>10}"
     )
     for kind in sorted(set(base.by_kind) & set(end.by_kind)):
-        first, last = base.mean(kind), end.mean(kind)
+        first, last = (_median([s.mean(kind) for s in w]) for w in (nearest, ends))
         growth[kind] = round(100.0 * (last - first) / first, 1)
         rss[kind] = [round(first, 1), round(last, 1)]
-        anon = end.mean(kind, "anon") - base.mean(kind, "anon")
-        shmem = end.mean(kind, "shmem") - base.mean(kind, "shmem")
+        anon, shmem = (
+            _median([s.mean(kind, part) for s in ends])
+            - _median([s.mean(kind, part) for s in nearest])
+            for part in ("anon", "shmem")
+        )
         print(
             f"{kind:<14} {len(end.by_kind[kind]):>5} {first:>10.1f} {last:>8.1f}"
             f" {growth[kind]:>9.1f} {anon:>+9.1f} {shmem:>+10.1f}"
         )
-    judged = growth and end.minute - base.minute >= MIN_SPAN_MINUTES
+    judged = growth and ends[0].minute - base.minute >= MIN_SPAN_MINUTES
     if not judged:
         print(f"too short to judge growth: it needs {BASELINE_MINUTE + MIN_SPAN_MINUTES} minutes")
     figures: dict[str, Any] = {

@@ -41,6 +41,7 @@ class LearnerActor:
     def __init__(self, config: dict[str, Any], run_dir: str):
         if not logging.getLogger().handlers:
             logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+        heap.configure()  # before the training thread allocates its first pass
         self.cfg = RunConfig.from_dict(config).validate()
         self.contract = get_contract(self.cfg.contract)
         self.run_dir = Path(run_dir)
