@@ -28,6 +28,7 @@ import uuid
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 from bench.judge import Target, finish
@@ -204,12 +205,6 @@ def _span(window: list[Sample]) -> str:
     return f"{minutes[0]:.1f}-{minutes[-1]:.1f}"
 
 
-def _median(values: list[float]) -> float:
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-
-
 def report(samples: list[Sample], run: Path) -> None:
     """The table and verdict: per kind, the median of the WINDOW_SAMPLES samples nearest minute
     10 against the median of the last WINDOW_SAMPLES samples with the same processes as minute
@@ -232,12 +227,12 @@ def report(samples: list[Sample], run: Path) -> None:
         f" {'anon +MB':>9} {'shmem +MB':>10}"
     )
     for kind in sorted(set(base.by_kind) & set(end.by_kind)):
-        first, last = (_median([s.mean(kind) for s in w]) for w in (nearest, ends))
+        first, last = (median([s.mean(kind) for s in w]) for w in (nearest, ends))
         growth[kind] = round(100.0 * (last - first) / first, 1)
         rss[kind] = [round(first, 1), round(last, 1)]
         anon, shmem = (
-            _median([s.mean(kind, part) for s in ends])
-            - _median([s.mean(kind, part) for s in nearest])
+            median([s.mean(kind, part) for s in ends])
+            - median([s.mean(kind, part) for s in nearest])
             for part in ("anon", "shmem")
         )
         print(
