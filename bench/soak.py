@@ -211,7 +211,7 @@ def report(samples: list[Sample], run: Path) -> None:
     10 (a sample taken while the run shuts down, its actors already gone, would compare unlike
     things)."""
     nearest = sorted(samples, key=lambda s: abs(s.minute - BASELINE_MINUTE))[:WINDOW_SAMPLES]
-    base = min(nearest, key=lambda s: abs(s.minute - BASELINE_MINUTE))
+    base = nearest[0]
     full = [s for s in samples if s.shape() == base.shape() and s.minute > base.minute]
     ends = full[-WINDOW_SAMPLES:] or [samples[-1]]
     end = ends[-1]

@@ -11,6 +11,11 @@ import pytest
 
 from tankrl.learner import heap
 
+GLIBC_ONLY = pytest.mark.skipif(
+    not Path("/proc/self/status").exists() or "libc.so" not in str(ctypes.util.find_library("c")),
+    reason="glibc on Linux only",
+)
+
 
 def _anon_mb() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -19,10 +24,7 @@ def _anon_mb() -> float:
     raise AssertionError("no RssAnon")
 
 
-@pytest.mark.skipif(
-    not Path("/proc/self/status").exists() or "libc.so" not in str(ctypes.util.find_library("c")),
-    reason="glibc on Linux only",
-)
+@GLIBC_ONLY
 def test_freed_buffers_leave_the_resident_memory() -> None:
     heap.trim()
     before = _anon_mb()
@@ -79,10 +81,7 @@ def _retained_mb(mode: str) -> float:
     return float(out.stdout)
 
 
-@pytest.mark.skipif(
-    not Path("/proc/self/status").exists() or "libc.so" not in str(ctypes.util.find_library("c")),
-    reason="glibc on Linux only",
-)
+@GLIBC_ONLY
 def test_a_threads_freed_pass_buffers_leave_once_configured() -> None:
     # glibc's default: freeing the 8 MB buffer raised the mmap threshold, so the 6 MB one came
     # from the thread's own heap, and neither free() nor malloc_trim gives that heap's top back
