@@ -73,6 +73,7 @@ def report(
                 last.get("explained_variance", float("nan")),
                 learner.get("episodic_return", float("nan")),
             )
+            + (f"  bc {last['bc_loss']:.4f}" if last.get("bc_loss") else "")
         )
     extra = f"  drops {dropped}" if dropped else "  drops none"
     extra += f"  queue {learner.get('queue_depth', 0)}"

@@ -79,6 +79,20 @@ class Actor:
     handle: Any
 
 
+def _demonstrator(cfg: RunConfig) -> Callable[[Any], Any] | None:
+    """What labels the anchored rounds when ppo.bc_coef > 0: the scripted demonstrator that the
+    warm start copies, for this contract and arena."""
+    if cfg.ppo.bc_coef <= 0:
+        return None
+    from tankrl.actor.expert import GotoAimExpert
+    from tankrl.shared.contracts import get_contract
+
+    expert = GotoAimExpert(
+        get_contract(cfg.contract), cfg.arena.arena_width, cfg.arena.arena_height
+    )
+    return expert.actions
+
+
 def _start_actors(cfg: RunConfig, name: str) -> list[Actor]:
     import ray
 
@@ -174,7 +188,9 @@ def train(
         print_fn(f"tankrl train: run {cfg.run} -> {run_dir}  ({describe(cfg)})")
         if started_ray and dashboard:
             print_fn("Ray dashboard: http://127.0.0.1:8265 (actors, logs; metrics tankrl_*)")
-        learner = get_or_create_learner(name, cfg, run_dir, namespace=NAMESPACE, num_cpus=1.0)
+        learner = get_or_create_learner(
+            name, cfg, run_dir, namespace=NAMESPACE, num_cpus=1.0, demonstrator=_demonstrator(cfg)
+        )
         stats = ray.get(learner.stats.remote(), timeout=120)
         trained_before = int(stats.get("turns_trained", 0))
         print_fn(f"learner: {stats['startup']['message']}")

@@ -123,9 +123,16 @@ class ActorCritic(nn.Module):
         self, obs: torch.Tensor, actions: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(log-probs [B] of raw actions, entropy [B], values [B]) under the current weights."""
+        logp, entropy, value, _ = self.evaluate_with_mean(obs, actions)
+        return logp, entropy, value
+
+    def evaluate_with_mean(
+        self, obs: torch.Tensor, actions: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """`evaluate` and the action means [B, A] it computed them from."""
         mean, value = self.forward(obs)
         log_std = self.clamped_log_std()
         z = (actions - mean) * torch.exp(-log_std)
         logp = -0.5 * (z * z).sum(-1) - log_std.sum() - 0.5 * _LOG_2PI * mean.shape[-1]
         entropy = (0.5 + 0.5 * _LOG_2PI + log_std).sum().expand(mean.shape[0])
-        return logp, entropy, value
+        return logp, entropy, value, mean

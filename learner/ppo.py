@@ -1,4 +1,5 @@
-"""The PPO update: clipped surrogate with the stored behaviour log-prob, value loss, entropy bonus.
+"""The PPO update: clipped surrogate with the stored behaviour log-prob, value loss, entropy bonus,
+and an optional behaviour-cloning anchor (`ppo.bc_coef`) towards a demonstrator's actions.
 
 `train_pass` runs `update_epochs` epochs of shuffled minibatches over one batch (the rounds of
 one training pass, after GAE) with the gradient norm clipped per network, and returns its
@@ -11,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from tankrl.learner.bc import squash
 from tankrl.learner.model import ActorCritic
 from tankrl.shared.config import PPOConfig
 
@@ -28,13 +30,23 @@ class Batch:
     values: torch.Tensor
     advantages: torch.Tensor
     returns: torch.Tensor
+    bc_actions: torch.Tensor | None = None
+    """The demonstrator's raw actions [N, A] where `bc_mask` is 1 (anything elsewhere)."""
+    bc_mask: torch.Tensor | None = None
+    """1.0 on the turns the behaviour-cloning anchor applies to, else 0.0 [N]."""
 
     @classmethod
     def from_numpy(cls, **arrays: npt.NDArray[np.float32]) -> "Batch":
-        """Build from float32 numpy arrays named like the fields (no copy where possible)."""
+        """Build from float32 numpy arrays named like the fields (no copy where possible);
+        the two bc_ arrays are optional and come together."""
         names = {f.name for f in fields(cls)}
-        if set(arrays) != names:
-            raise ValueError(f"Batch needs exactly {sorted(names)}, got {sorted(arrays)}")
+        optional = {"bc_actions", "bc_mask"}
+        given = set(arrays)
+        if not (names - optional <= given <= names) or len(given & optional) == 1:
+            raise ValueError(
+                f"Batch needs {sorted(names - optional)} and optionally both of "
+                f"{sorted(optional)}, got {sorted(arrays)}"
+            )
         return cls(**{k: torch.as_tensor(np.asarray(v, np.float32)) for k, v in arrays.items()})
 
     def __len__(self) -> int:
@@ -51,6 +63,17 @@ class LossParts:
     entropy: torch.Tensor
     approx_kl: torch.Tensor
     clip_fraction: torch.Tensor
+    bc_loss: torch.Tensor
+    """Squashed-action MSE to the demonstrator over the anchored turns (0 when none)."""
+
+
+def bc_anchor_loss(
+    model: ActorCritic, mean: torch.Tensor, target: torch.Tensor, mask: torch.Tensor
+) -> torch.Tensor:
+    """Mean squared error between the squashed means and the demonstrator's squashed actions,
+    over the turns where mask is 1 (the same error the warm start minimises); 0 without any."""
+    err = ((squash(model.contract, mean) - squash(model.contract, target)) ** 2).mean(dim=1)
+    return (err * mask).sum() / mask.sum().clamp(min=1.0)
 
 
 def ppo_loss(
@@ -61,9 +84,11 @@ def ppo_loss(
     mb_advantages: torch.Tensor,
     mb_returns: torch.Tensor,
     cfg: PPOConfig,
+    mb_bc: tuple[torch.Tensor, torch.Tensor] | None = None,
 ) -> LossParts:
-    """pg_loss - ent_coef * entropy + vf_coef * 0.5 * mean((V - returns)^2); ratio vs behaviour."""
-    new_logprobs, entropy, new_values = model.evaluate(mb_obs, mb_actions)
+    """pg_loss - ent_coef * entropy + vf_coef * 0.5 * mean((V - returns)^2); ratio vs behaviour.
+    With `mb_bc` = (demonstrator actions, mask) it adds bc_coef x the anchor's MSE."""
+    new_logprobs, entropy, new_values, mean = model.evaluate_with_mean(mb_obs, mb_actions)
     # numerical guard: a far-off behaviour log-prob must not overflow exp() into inf/NaN
     logratio = torch.clamp(new_logprobs - mb_logprobs, -LOGRATIO_LIMIT, LOGRATIO_LIMIT)
     ratio = logratio.exp()
@@ -73,10 +98,14 @@ def ppo_loss(
     v_loss = 0.5 * ((new_values - mb_returns) ** 2).mean()
     entropy_mean = entropy.mean()
     loss = pg_loss - cfg.ent_coef * entropy_mean + cfg.vf_coef * v_loss
+    bc_loss = torch.zeros(())
+    if mb_bc is not None:
+        bc_loss = bc_anchor_loss(model, mean, *mb_bc)
+        loss = loss + cfg.bc_coef * bc_loss
     with torch.no_grad():
         approx_kl = ((ratio - 1.0) - logratio).mean()
         clip_fraction = ((ratio - 1.0).abs() > cfg.clip_coef).float().mean()
-    return LossParts(loss, pg_loss, v_loss, entropy_mean, approx_kl, clip_fraction)
+    return LossParts(loss, pg_loss, v_loss, entropy_mean, approx_kl, clip_fraction, bc_loss)
 
 
 def make_optimizer(model: ActorCritic, cfg: PPOConfig) -> torch.optim.Adam:
@@ -103,6 +132,7 @@ _STAT_KEYS = (
     "approx_kl",
     "clip_fraction",
     "grad_norm",
+    "bc_loss",
 )
 
 
@@ -137,13 +167,16 @@ def update_minibatch(
         mb_advantages,
         batch.returns[mb_inds],
         cfg,
+        None
+        if batch.bc_actions is None or batch.bc_mask is None
+        else (batch.bc_actions[mb_inds], batch.bc_mask[mb_inds]),
     )
     optimizer.zero_grad(set_to_none=True)
     parts.loss.backward()  # type: ignore[no-untyped-call]
     grad_norm = clip_per_network(model, cfg.max_grad_norm)
     optimizer.step()
     values = (parts.loss, parts.pg_loss, parts.v_loss, parts.entropy, parts.approx_kl)
-    return torch.stack([*values, parts.clip_fraction, grad_norm]).detach()
+    return torch.stack([*values, parts.clip_fraction, grad_norm, parts.bc_loss]).detach()
 
 
 def train_pass(

@@ -22,7 +22,7 @@ from tankrl.learner.inbox import DROP_REASONS, Inbox, LagStats, Verdict
 from tankrl.learner.metrics import LearnerMetrics
 from tankrl.learner.publisher import Fetched, Publisher
 from tankrl.learner.round_stats import RoundStats
-from tankrl.learner.trainer import Trainer
+from tankrl.learner.trainer import Demonstrator, Trainer
 from tankrl.shared.config import RAY_TASK_EVENTS, RunConfig
 from tankrl.shared.contracts import get_contract
 from tankrl.shared.policy import check_tensors
@@ -38,13 +38,16 @@ _DECODE_ERRORS = (WireError, ValueError, TypeError, KeyError, OverflowError)
 class LearnerActor:
     """Intake, training thread, weight publishing and checkpoints for one run (see module doc)."""
 
-    def __init__(self, config: dict[str, Any], run_dir: str):
+    def __init__(
+        self, config: dict[str, Any], run_dir: str, demonstrator: Demonstrator | None = None
+    ):
         if not logging.getLogger().handlers:
             logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
         heap.configure()  # before the training thread allocates its first pass
         self.cfg = RunConfig.from_dict(config).validate()
         self.contract = get_contract(self.cfg.contract)
         self.run_dir = Path(run_dir)
+        self.demonstrator = demonstrator  # labels ppo.bc_opponents' rounds when ppo.bc_coef > 0
         torch.set_num_threads(self.cfg.learner.torch_threads)
         start = self._restore()
         checkpoints.write_config(self.run_dir, self.cfg.to_dict())
@@ -83,7 +86,11 @@ class LearnerActor:
         self.startup = {"source": start.source, "message": start.message}
         loaded = start.loaded
         self.trainer = Trainer(
-            self.contract, self.cfg.ppo, self.cfg.seed, None if loaded is None else loaded.tensors
+            self.contract,
+            self.cfg.ppo,
+            self.cfg.seed,
+            None if loaded is None else loaded.tensors,
+            self.demonstrator,
         )
         state: dict[str, Any] = {}
         if loaded is not None:
@@ -198,7 +205,9 @@ class LearnerActor:
     def _recover(self) -> None:
         """After a failed pass, go back to the last published weights with a fresh optimizer."""
         with self._train_lock:
-            self.trainer = Trainer(self.contract, self.cfg.ppo, self.cfg.seed, self._good_tensors)
+            self.trainer = Trainer(
+                self.contract, self.cfg.ppo, self.cfg.seed, self._good_tensors, self.demonstrator
+            )
 
     def _train_once(self, rounds: list[Trajectory], lag: LagStats | None, version: int) -> None:
         with self._train_lock:
@@ -313,8 +322,10 @@ def get_or_create_learner(
     max_restarts: int = 3,
     num_cpus: float = 1.0,
     namespace: str | None = None,
+    demonstrator: Demonstrator | None = None,
 ) -> Any:
-    """The named LearnerActor (created if absent); a restart resumes from latest/."""
+    """The named LearnerActor (created if absent); a restart resumes from latest/.
+    `demonstrator` labels the anchored rounds when the config sets ppo.bc_coef."""
     cls = ray.remote(LearnerActor)
     return cls.options(
         name=name,
@@ -323,4 +334,4 @@ def get_or_create_learner(
         max_restarts=max_restarts,
         num_cpus=num_cpus,
         enable_task_events=RAY_TASK_EVENTS,
-    ).remote(config.to_dict(), str(run_dir))
+    ).remote(config.to_dict(), str(run_dir), demonstrator)

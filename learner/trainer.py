@@ -2,13 +2,16 @@
 
 Input: the rounds the inbox hands over; output: updated weights and the pass statistics. No
 threads or I/O: the service calls `train` from its training thread and saves `training_state`.
+With `ppo.bc_coef` > 0 a demonstrator (a function from observations to raw actions, handed in by
+whoever builds the learner) labels the turns of rounds against `ppo.bc_opponents`, and the pass
+keeps the policy's means near those labels there.
 Run it with one torch thread (`learner.torch_threads`): on these small tensors more threads only
 add synchronisation, and on a busy machine they make a pass many times slower.
 """
 
 import io
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,6 +29,10 @@ from tankrl.shared.wire import Trajectory
 
 log = logging.getLogger(__name__)
 
+F32 = npt.NDArray[np.float32]
+Demonstrator = Callable[[F32], F32]
+"""Observations [N, obs_size] -> the demonstrator's raw actions [N, action_size]."""
+
 
 class Trainer:
     """Model, optimizer and normalisers of one run; `train(rounds)` is one PPO pass."""
@@ -36,9 +43,13 @@ class Trainer:
         cfg: PPOConfig,
         seed: int = 0,
         tensors: Mapping[str, npt.NDArray[np.generic]] | None = None,
+        demonstrator: Demonstrator | None = None,
     ):
         self.contract = contract
         self.cfg = cfg
+        if cfg.bc_coef > 0 and demonstrator is None:
+            raise ValueError("ppo.bc_coef > 0 needs a demonstrator to label the anchored rounds")
+        self.demonstrator = demonstrator if cfg.bc_coef > 0 else None
         if tensors is None:
             self.model = ActorCritic.initial(
                 contract, cfg.hidden_size, seed, cfg.log_std_init, cfg.norm_obs
@@ -72,14 +83,33 @@ class Trainer:
             scaler = self.reward_scaler
             rewards = [scaler.scale(tr.rewards, tr.terminals | tr.truncations) for tr in rounds]
         advantages, returns = gae_for_rounds(rounds, self.cfg.gamma, self.cfg.gae_lambda, rewards)
+        obs = np.concatenate([tr.obs for tr in rounds])
+        anchor: dict[str, F32] = {}
+        if self.demonstrator is not None:
+            anchor = self._bc_targets(rounds, obs)
         return Batch.from_numpy(
-            obs=np.concatenate([tr.obs for tr in rounds]),
+            obs=obs,
             actions=np.concatenate([tr.actions for tr in rounds]),
             logprobs=np.concatenate([tr.logprobs for tr in rounds]),
             values=np.concatenate([tr.values for tr in rounds]),
             advantages=advantages,
             returns=returns,
+            **anchor,
         )
+
+    def _bc_targets(self, rounds: Sequence[Trajectory], obs: F32) -> dict[str, F32]:
+        """bc_mask (1 on turns of rounds against ppo.bc_opponents) and the demonstrator's
+        actions there (zeros elsewhere)."""
+        assert self.demonstrator is not None
+        anchored = set(self.cfg.bc_opponents)
+        mask = np.concatenate(
+            [np.full(tr.turns, tr.info.get("opponent") in anchored, np.float32) for tr in rounds]
+        )
+        targets = np.zeros((len(obs), self.contract.action_size), np.float32)
+        rows = mask > 0
+        if rows.any():
+            targets[rows] = self.demonstrator(obs[rows])
+        return {"bc_actions": targets, "bc_mask": mask}
 
     def train(self, rounds: Sequence[Trajectory]) -> dict[str, float]:
         """One PPO pass over `rounds` (GAE, epochs of minibatches); returns its statistics."""

@@ -50,6 +50,14 @@ class PPOConfig:
         0.0,
         "end a training pass early once a minibatch's approx_kl exceeds 1.5 x this (0 = off)",
     )
+    bc_coef: float = option(
+        0.0,
+        "weight of a behaviour-cloning term that keeps the policy's means near the scripted "
+        "demonstrator's actions on rounds against ppo.bc_opponents (0 = off)",
+    )
+    bc_opponents: tuple[str, ...] = option(
+        (), "opponents on whose rounds ppo.bc_coef anchors the policy to the demonstrator"
+    )
     min_turns_per_update: int = option(1, "collect at least this many turns before a training pass")
     max_turns_per_update: int = option(
         1_000_000, "train on at most this many turns per pass (newest rounds first)"
@@ -66,6 +74,10 @@ class PPOConfig:
             raise ConfigError(f"ppo.target_kl={self.target_kl}: use 0 (off) or a positive value")
         if self.hidden_size < 1:
             raise ConfigError(f"ppo.hidden_size={self.hidden_size}: use a positive width")
+        if self.bc_coef < 0:
+            raise ConfigError(f"ppo.bc_coef={self.bc_coef}: use 0 (off) or a positive weight")
+        if self.bc_coef > 0 and not self.bc_opponents:
+            raise ConfigError("ppo.bc_coef > 0 anchors no round: name ppo.bc_opponents")
         if self.min_turns_per_update > self.max_turns_per_update:
             raise ConfigError(
                 "ppo.min_turns_per_update exceeds ppo.max_turns_per_update: lower the first"

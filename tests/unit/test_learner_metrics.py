@@ -83,6 +83,7 @@ def test_a_pass_report_sets_every_figure_the_dashboard_shows():
             "entropy",
             "approx_kl",
             "clip_fraction",
+            "bc_loss",
             "explained_variance",
             "samples_per_s",
             "pass_s",
@@ -98,11 +99,12 @@ def test_a_pass_report_sets_every_figure_the_dashboard_shows():
     assert metrics.value("policy_lag", stat="max") == 1
     assert metrics.value("win_rate", opponent="Walls") == 0.75
     assert metrics.value("entropy") == 0.5 and metrics.value("queue_depth") == 0
+    assert metrics.value("bc_loss") == 0.5
 
 
 def _pass(metrics: LearnerMetrics, version: int) -> None:
     stats = dict.fromkeys(
-        ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
+        ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "bc_loss",
          "explained_variance", "samples_per_s", "pass_s", "turns"), 1.0,
     )  # fmt: skip
     play = {"episodic_return": 0.0, "win_rate": {"SpinBot": 0.5}, "rounds_by_opponent": {}}

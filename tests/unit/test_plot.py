@@ -35,6 +35,7 @@ def fake_run(run: Path, passes: int = 12) -> None:
             "entropy": 1.4 - 0.03 * v,
             "approx_kl": 0.01 + 0.001 * v,
             "clip_fraction": 0.1,
+            "bc_loss": 0.0,
             "explained_variance": 0.2,
             "grad_norm": 0.4,
             "turns": 4096.0,
