@@ -1,5 +1,5 @@
-"""Observation encoders for contracts v1 (42 floats), v2 (44) and v3 (48), driven by the contract
-tables.
+"""Observation encoders for contracts v1 (42 floats), v2 (44), v3 and v4 (48) and v5 (50),
+driven by the contract tables.
 
 Reads a BotView, the EnemyTracker and the current goto/aim targets (actor.actions); writes the
 float32 [B, F] observation the policy reads. Every raw quantity the encoder knows fills one row
@@ -15,6 +15,8 @@ import numpy.typing as npt
 from tankrl.actor.actions import Targets
 from tankrl.actor.enemy_waves import FEATURES as WAVE_FEATURES
 from tankrl.actor.enemy_waves import EnemyWaves
+from tankrl.actor.hit_rates import FEATURES as HIT_FEATURES
+from tankrl.actor.hit_rates import HitRates
 from tankrl.actor.tracker import ESTIMATE_FIELDS, HISTORY_FIELDS, EnemyTracker
 from tankrl.shared.angles import offset_bearing_unchecked, turn_remainder
 from tankrl.shared.botview import BotView
@@ -48,6 +50,7 @@ RAW_GROUPS: dict[str, tuple[str, ...]] = {
     "goto": ("distance_to(goto_target)",),
     "aim": ("abs(gun_bearing_to(aim_target))",),
     "waves": WAVE_FEATURES,
+    "hits": HIT_FEATURES,
 }  # fmt: skip
 """Every raw quantity the encoder computes, in groups that are filled together. "own" starts with
 own.x, own.y and "enemy" follows the tracker's estimate, so each is one block of source rows."""
@@ -85,6 +88,7 @@ class ObservationEncoder:
         self._out = np.zeros((n, n_bots), dtype=np.float32)
         self.previous_speed = np.zeros(n_bots)
         self.waves = EnemyWaves(n_bots) if "waves" in used else None
+        self.hits = HitRates(n_bots) if "hits" in used else None
         self._arena = np.full((2, n_bots), np.nan)  # the sizes the divisors were set for
         self._far_walls = np.zeros((2, n_bots))  # arena width, height - 18
         self._init_views(n_bots)
@@ -147,6 +151,8 @@ class ObservationEncoder:
         self.previous_speed[mask] = 0.0
         if self.waves is not None:
             self.waves.reset(mask)
+        if self.hits is not None:
+            self.hits.reset(mask)
 
     def encode(self, view: BotView, tracker: EnemyTracker, targets: Targets) -> F32:
         """The observation [B, F] float32, finite and within each feature's bounds.
@@ -211,6 +217,8 @@ class ObservationEncoder:
             tracker.history(out=block["history"])
         if self.waves is not None:
             np.copyto(block["waves"], self.waves.update(view, tracker))
+        if self.hits is not None:
+            np.copyto(block["hits"], self.hits.update(view, tracker))
         self._fill_relative(view, tracker, targets)
 
     def _fill_relative(self, view: BotView, tracker: EnemyTracker, targets: Targets) -> None:

@@ -7,7 +7,7 @@ Weights, checkpoints, packages and trajectories carry the id; a mismatch is an e
 """
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 NormKind = Literal["scale", "sin", "cos"]
@@ -196,12 +196,13 @@ _WAVES = (
 when the newest enemy wave reaches us and where on it we stand, and how the enemy moves across
 our line of sight and how long since it last reversed."""
 
-V3 = Contract(
-    name="v3",
-    decoder=V2.decoder,
-    features=V2.features + _WAVES,
-    actions=V2.actions,
-)
+
+def _extended(base: Contract, name: str, features: tuple[Feature, ...]) -> Contract:
+    """`base` with `features` appended to its observation: same decoder and actions."""
+    return replace(base, name=name, features=base.features + features)
+
+
+V3 = _extended(V2, "v3", _WAVES)
 
 V4 = Contract(
     name="v4",
@@ -221,7 +222,19 @@ V4 = Contract(
 bet on a reversal) instead of an arena point, so a standing enemy is hit whatever the lead and
 what PPO learns about leading a dodger cannot blur the aim at simple bots (actor/lead.py)."""
 
-CONTRACTS: dict[str, Contract] = {c.name: c for c in (V2, V1, V3, V4)}
+_HIT_RATES = (
+    Feature("own_hit_rate", "own.hit_rate", _UNIT),
+    Feature("enemy_hit_rate", "enemy.hit_rate", _UNIT),
+)
+"""How well each gun does this round (actor/hit_rates.py): the decayed share of our shots that
+hit, and of the enemy's detected shots that hit us. They tell a guess-factor gun that a round
+needs caution against from a simple bot that it does not."""
+
+V5 = _extended(V4, "v5", _HIT_RATES)
+"""v4 and both guns' hit rates this round, so that one policy can be cautious against a bot that
+hits it and bold against one that does not."""
+
+CONTRACTS: dict[str, Contract] = {c.name: c for c in (V2, V1, V3, V4, V5)}
 DEFAULT_CONTRACT = "v2"
 
 

@@ -41,7 +41,9 @@ def native_round(contract_name: str, opponent: str, tensors: dict, seed: int):
     return finished[0], hashes, int(env.arenas.seeds[0])
 
 
-@pytest.mark.parametrize(("contract_name", "opponent"), [("v2", "SpinBot"), ("v1", "Crazy")])
+@pytest.mark.parametrize(
+    ("contract_name", "opponent"), [("v2", "SpinBot"), ("v1", "Crazy"), ("v5", "Fire")]
+)
 def test_hosted_round_equals_native_round(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, contract_name: str, opponent: str
 ) -> None:
