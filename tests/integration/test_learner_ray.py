@@ -242,3 +242,32 @@ def _try(fn) -> Any:
         return fn()
     except (ray.exceptions.RayError, TimeoutError):
         return None
+
+
+def test_the_demonstrator_reaches_the_learner_and_anchors_the_named_opponent(ray_local, tmp_path):
+    """What `tankrl train` does with ppo.bc_coef: the demonstrator travels to the learner actor
+    through Ray, and a pass over rounds against an anchored opponent reports a bc loss."""
+    from tankrl.actor.expert import GotoAimExpert
+
+    ppo = PPOConfig(hidden_size=16, min_turns_per_update=100, bc_coef=1.0, bc_opponents=("Fire",))
+    cfg = RunConfig(run="it-bc", ppo=ppo, learner=CFG.learner)
+    demonstrator = GotoAimExpert(V2, 800, 600).actions
+    handle = get_or_create_learner(
+        "it-bc-learner", cfg, tmp_path / "bc", num_cpus=0, demonstrator=demonstrator
+    )
+    try:
+        policy = NumpyPolicy(V2, random_tensors(V2, hidden=16))
+        for i, opponent in enumerate(("Fire", "Walls")):
+            tr = synthetic_round(
+                V2, policy, 60, bot_id=f"bot-{i}", info={"opponent": opponent}, seed=i
+            )
+            assert ray.get(handle.submit.remote(tr.encode()))["accepted"]
+
+        def trained() -> dict[str, Any] | None:
+            s = ray.get(handle.stats.remote())
+            return s if s["rounds_trained"] >= 2 else None
+
+        last = _wait_for(trained, what="a pass")["last_pass"]
+        assert last["bc_loss"] > 0.0
+    finally:
+        ray.kill(handle, no_restart=True)
