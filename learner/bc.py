@@ -25,6 +25,12 @@ def squash(contract: Contract, raw: torch.Tensor) -> torch.Tensor:
     return torch.stack(cols, dim=1)
 
 
+def squared_error(contract: Contract, mean: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """[N, A] squared error between raw means and raw target actions after each dim's squash:
+    the cloning loss, before it is averaged (and, in the warm start, weighted)."""
+    return (squash(contract, mean) - squash(contract, target)) ** 2
+
+
 def bc_step(
     model: ActorCritic,
     optimizer: torch.optim.Optimizer,
@@ -37,8 +43,7 @@ def bc_step(
     """One gradient step on a minibatch; returns (action loss, value loss; NaN without returns).
     The action loss reported is the unweighted mean; `dim_weights` [A] only shape the gradient."""
     mean, value = model(obs)
-    target = squash(model.contract, target_actions)
-    err = (squash(model.contract, mean) - target) ** 2
+    err = squared_error(model.contract, mean, target_actions)
     action_loss = torch.mean(err)
     loss = action_loss if dim_weights is None else torch.mean(err * dim_weights)
     value_loss = torch.tensor(float("nan"))

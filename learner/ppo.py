@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from tankrl.learner.bc import squash
+from tankrl.learner.bc import squared_error
 from tankrl.learner.model import ActorCritic
 from tankrl.shared.config import PPOConfig
 
@@ -72,7 +72,7 @@ def bc_anchor_loss(
 ) -> torch.Tensor:
     """Mean squared error between the squashed means and the demonstrator's squashed actions,
     over the turns where mask is 1 (the same error the warm start minimises); 0 without any."""
-    err = ((squash(model.contract, mean) - squash(model.contract, target)) ** 2).mean(dim=1)
+    err = squared_error(model.contract, mean, target).mean(dim=1)
     return (err * mask).sum() / mask.sum().clamp(min=1.0)
 
 
