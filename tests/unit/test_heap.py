@@ -14,7 +14,8 @@ GLIBC_ONLY = pytest.mark.skipif(
 )
 
 
-_HOLES = """
+_PRELUDE = """
+import sys, threading
 from pathlib import Path
 import numpy as np
 from tankrl.learner import heap
@@ -22,7 +23,19 @@ from tankrl.learner import heap
 def anon_mb():
     status = Path("/proc/self/status").read_text().splitlines()
     return int(next(l for l in status if l.startswith("RssAnon:")).split()[1]) / 1024
+"""
 
+
+def _run(script: str, *args: str) -> list[float]:
+    """Run `script` after the prelude in a fresh interpreter (what this process allocated and
+    freed before would decide where its buffers land); the numbers it prints."""
+    out = subprocess.run(
+        [sys.executable, "-c", _PRELUDE + script, *args], capture_output=True, text=True, check=True
+    )
+    return [float(x) for x in out.stdout.split()]
+
+
+_HOLES = """
 heap.trim()
 before = anon_mb()
 # 200 MB of 100 KB buffers, each followed by a small object that outlives it (as decoded rounds
@@ -42,24 +55,13 @@ print(grown - before, freed - before, anon_mb() - before, len(kept))
 
 @GLIBC_ONLY
 def test_freed_buffers_leave_the_resident_memory() -> None:
-    # in a fresh process: what this one allocated and freed before decides where buffers land
-    out = subprocess.run([sys.executable, "-c", _HOLES], capture_output=True, text=True, check=True)
-    grown, freed, trimmed, kept = (float(x) for x in out.stdout.split())
+    grown, freed, trimmed, kept = _run(_HOLES)
     assert grown > 150.0 and kept == 2000
     assert freed > 0.75 * grown  # freed, yet still resident
     assert trimmed < 0.25 * grown
 
 
 _THREAD_PASS = """
-import sys, threading
-from pathlib import Path
-import numpy as np
-from tankrl.learner import heap
-
-def anon_mb():
-    status = Path("/proc/self/status").read_text().splitlines()
-    return int(next(l for l in status if l.startswith("RssAnon:")).split()[1]) / 1024
-
 if sys.argv[1] == "configure":
     assert heap.configure()
 retained = []
@@ -82,10 +84,7 @@ print(retained[0])
 
 
 def _retained_mb(mode: str) -> float:
-    out = subprocess.run(
-        [sys.executable, "-c", _THREAD_PASS, mode], capture_output=True, text=True, check=True
-    )
-    return float(out.stdout)
+    return _run(_THREAD_PASS, mode)[0]
 
 
 @GLIBC_ONLY
