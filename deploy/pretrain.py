@@ -24,6 +24,7 @@ import torch
 
 from tankrl.actor.expert import GotoAimExpert
 from tankrl.actor.native_env import NativeEnv
+from tankrl.deploy.dagger import rollout
 from tankrl.learner import bc, checkpoints
 from tankrl.learner.model import ActorCritic
 from tankrl.shared.config import RunConfig, TrainConfig
@@ -44,43 +45,6 @@ class PretrainResult:
     win_rate: dict[str, float]
     """Per opponent, rounds won by the policy's own play in the last iteration."""
     action_mse: float
-
-
-def _rollout(
-    env: NativeEnv,
-    obs: F32,
-    turns: int,
-    expert: GotoAimExpert,
-    model: ActorCritic | None,
-    beta: float,
-    rng: np.random.Generator,
-    wins: dict[str, list[bool]],
-) -> tuple[F32, F32, F32, npt.NDArray[np.bool_], F32]:
-    """Play `turns` turns: demonstrator actions where rng < beta, else the policy's means."""
-    n = env.num_envs
-    all_obs = np.empty((turns, n, obs.shape[1]), np.float32)
-    labels = np.empty((turns, n, env.contract.action_size), np.float32)
-    rewards = np.empty((turns, n), np.float32)
-    ends = np.empty((turns, n), np.bool_)
-    names = np.tile(env.opponent_names, len(env.seats))
-    for t in range(turns):
-        label = expert.actions(obs)
-        act = label
-        if model is not None:
-            with torch.no_grad():
-                mean = model(torch.as_tensor(obs))[0].numpy()
-            act = np.where((rng.random(n) < beta)[:, None], label, mean).astype(np.float32)
-        all_obs[t], labels[t] = obs, label
-        r = env.step(act)
-        rewards[t] = r.rewards
-        done = r.terminated | r.truncated
-        ends[t] = done | r.started
-        if done.any():
-            won = np.tile(env.outcomes()[0].won, len(env.seats))
-            for i in np.nonzero(done)[0]:
-                wins.setdefault(str(names[i]), []).append(bool(won[i]))
-        obs = r.obs
-    return all_obs, labels, rewards, ends, obs
 
 
 def _lr_at(t: TrainConfig, fraction: float) -> float:
@@ -120,8 +84,8 @@ def pretrain(
     for it in range(iterations):
         beta = 1.0 if it == 0 else max(0.0, 0.5 * (1.0 - it / max(1, iterations - 1)))
         wins = {}
-        o, a, r, e, obs = _rollout(
-            env, obs, turns, expert, None if it == 0 else model, beta, rng, wins
+        o, a, r, e, obs = rollout(
+            env, obs, turns, expert.actions, None if it == 0 else model, beta, rng, wins
         )
         ret = bc.discounted_returns(r, e, cfg.ppo.gamma)
         keep = slice(0, turns - TAIL_TURNS)

@@ -211,7 +211,7 @@ def train(
                 stopped_by[0] = f"target win rate {cfg.train.target_win_rate:.0%} reached"
                 break
         minutes = (time.monotonic() - t0) / 60.0
-        return _finish(cfg, learner, actors, run_dir, minutes, stopped_by[0], print_fn)
+        result = _finish(cfg, learner, actors, run_dir, minutes, stopped_by[0], print_fn)
     finally:
         for a in actors:
             ray.kill(a.handle)
@@ -221,6 +221,30 @@ def train(
             ray.shutdown()
         for s, handler in old.items():
             signal.signal(s, handler)
+    return _consolidate(cfg, run_dir, result, print_fn)
+
+
+def _consolidate(cfg: RunConfig, run_dir: Path, result: TrainResult, print_fn: Any) -> TrainResult:
+    """The consolidation after PPO (train.distill_turns > 0), unless a signal stopped the run."""
+    if cfg.train.distill_turns <= 0:
+        return result
+    if result.stopped_by.startswith(("Ctrl-C", "signal")):
+        print_fn(f"consolidation skipped: stopped by {result.stopped_by}")
+        return result
+    from tankrl.deploy.distill import BEFORE_DISTILL, distill
+
+    print_fn(
+        f"consolidation: {cfg.train.distill_turns:,} arena-turns copying the demonstrator "
+        f"against {', '.join(cfg.train.distill_demonstrated) or 'no one'} and policy_version "
+        f"{result.policy_version} against the others"
+    )
+    done = distill(cfg, run_dir, print_fn)
+    print_fn(
+        f"consolidation done in {done.seconds:.0f} s: {run_dir}/latest is policy_version "
+        f"{done.policy_version}; PPO's policy is kept in {run_dir}/{BEFORE_DISTILL}"
+    )
+    result.policy_version = done.policy_version
+    return result
 
 
 def _warm_start(cfg: RunConfig, run_dir: Path, print_fn: Any) -> None:

@@ -68,21 +68,24 @@ def fit(
     generator: torch.Generator,
     lr: tuple[float, float] | None = None,
     dim_weights: torch.Tensor | None = None,
+    pass_rows: torch.Tensor | None = None,
 ) -> dict[str, float]:
     """`steps` minibatch steps over shuffled passes of the data; mean losses of the last pass
     (at most one pass of steps). With `lr` = (first, last) the optimizer's learning rate decays
-    log-linearly from first to last over these steps."""
+    log-linearly from first to last over these steps. `pass_rows` are the row indices one pass
+    visits (a row listed k times weighs k times); by default every row once."""
     o = torch.as_tensor(obs)
     a = torch.as_tensor(target_actions)
     r = None if returns is None else torch.as_tensor(returns)
-    n = len(o)
+    rows_of_pass = torch.arange(len(o)) if pass_rows is None else pass_rows
+    n = len(rows_of_pass)
     per_pass = epochs_to_steps(n, minibatch, 1)
     losses: list[tuple[float, float]] = []
-    order = torch.randperm(n, generator=generator)
+    order = rows_of_pass[torch.randperm(n, generator=generator)]
     for step in range(steps):
         k = step % per_pass
         if k == 0 and step > 0:
-            order = torch.randperm(n, generator=generator)
+            order = rows_of_pass[torch.randperm(n, generator=generator)]
         if lr is not None:
             rate = lr[0] * (lr[1] / lr[0]) ** (step / max(1, steps - 1))
             for group in optimizer.param_groups:

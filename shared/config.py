@@ -244,6 +244,33 @@ class TrainConfig:
     pretrain_max_samples: int = option(
         2_000_000, "the aggregated DAgger data set keeps at most this many (newest) samples"
     )
+    distill_turns: int = option(
+        0,
+        "after PPO, consolidate for this many native arena-turns (0 = off): DAgger on the "
+        "policy's own play, copying the scripted demonstrator on the turns against "
+        "train.distill_demonstrated and the policy PPO trained on every other turn",
+    )
+    distill_opponents: tuple[str, ...] = option(
+        (),
+        "the consolidation's opponents: arena i plays the i-th name, cyclically (repeat a name "
+        "to give it more arenas)",
+    )
+    distill_demonstrated: tuple[str, ...] = option(
+        (), "opponents on whose turns the consolidation copies the scripted demonstrator"
+    )
+    distill_iterations: int = option(6, "DAgger iterations of the consolidation")
+    distill_arenas: int = option(128, "native arenas the consolidation plays at once")
+    distill_steps: int = option(9000, "minibatch steps of the consolidation in all")
+    distill_lr: float = option(3e-4, "the consolidation's Adam learning rate")
+    distill_policy_repeat: int = option(
+        4, "a turn labelled by the trained policy counts this many times in the consolidation"
+    )
+    distill_power_weight: float = option(
+        5.0, "weight of fire_power in the consolidation loss (aim dims: pretrain_aim_weight)"
+    )
+    distill_max_samples: int = option(
+        420_000, "the consolidation's data set keeps at most this many (newest) samples"
+    )
     init_from: str = option(
         "",
         "start a fresh run from this policy (package zip, policy dir or run dir) instead of a "
@@ -266,6 +293,32 @@ class TrainConfig:
         if not (self.pretrain_lr > 0 and self.pretrain_lr_end > 0 and self.pretrain_aim_weight > 0):
             raise ConfigError(
                 "train.pretrain_lr, pretrain_lr_end and pretrain_aim_weight must be positive"
+            )
+        if (
+            self.distill_turns < 0
+            or min(
+                self.distill_iterations,
+                self.distill_arenas,
+                self.distill_steps,
+                self.distill_policy_repeat,
+                self.distill_max_samples,
+            )
+            < 1
+            or not (self.distill_lr > 0 and self.distill_power_weight > 0)
+        ):
+            raise ConfigError(
+                "train.distill_turns must be >= 0; distill_iterations, _arenas, _steps, "
+                "_policy_repeat, _max_samples, _lr and _power_weight must be positive"
+            )
+        if self.distill_turns > 0 and not self.distill_opponents:
+            raise ConfigError(
+                "train.distill_turns > 0 plays no arena: name train.distill_opponents"
+            )
+        stray = sorted(set(self.distill_demonstrated) - set(self.distill_opponents))
+        if stray:
+            raise ConfigError(
+                f"train.distill_demonstrated names {', '.join(stray)}, which "
+                "train.distill_opponents does not play"
             )
         if self.progress_s <= 0 or self.target_window < 1 or self.hosted_rounds_per_game < 1:
             raise ConfigError(
