@@ -1,7 +1,7 @@
 """The user's path end to end, as commands: `tankrl train --minutes 1` with the small config runs
-the main job (local Ray, the learner, a native batch and a hosted bot on our server), writes
-latest/ and checkpoints and says where; `tankrl evaluate --rounds 5` on the result plays hosted
-battles and prints its table."""
+the main job (local Ray, the learner, a native batch and a hosted bot on our server) and a short
+consolidation, writes latest/ and checkpoints and says where; `tankrl evaluate --rounds 5` on the
+result plays hosted battles and prints its table."""
 
 import contextlib
 import os
@@ -52,6 +52,19 @@ def test_train_one_minute_then_evaluate(tmp_path: Path) -> None:
             "--no-dashboard",
             "--weights-dir",
             str(tmp_path),
+            # and the consolidation after PPO, small
+            "--train.distill-turns",
+            "800",
+            "--train.distill-arenas",
+            "4",
+            "--train.distill-iterations",
+            "2",
+            "--train.distill-steps",
+            "20",
+            "--train.distill-opponents",
+            "SpinBot,Target",
+            "--train.distill-demonstrated",
+            "Target",
         ],
         timeout=400,
     )
@@ -59,9 +72,12 @@ def test_train_one_minute_then_evaluate(tmp_path: Path) -> None:
     run_dir = tmp_path / "e2e"
     assert f"weights: {run_dir}/latest" in train.stdout
     assert "win rate" in train.stdout and "policy_version" in train.stdout
+    assert "distill 2/2" in train.stdout and "consolidation done" in train.stdout
     start = checkpoints.startup(run_dir, get_contract("v2"))
     assert start.source == checkpoints.LATEST and start.loaded is not None
-    assert start.loaded.policy_version >= 1, train.stdout[-2000:]
+    ppo = checkpoints.read_policy_dir(run_dir / "before_distill")
+    assert ppo.policy_version >= 1, train.stdout[-2000:]
+    assert start.loaded.policy_version == ppo.policy_version + 1
     assert (run_dir / "checkpoint_1" / "manifest.json").is_file()
 
     evaluate = _run(
