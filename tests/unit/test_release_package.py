@@ -1,7 +1,7 @@
 """The shipped packages (weights/release/) pass the strict package validator under their
 contracts (the v2 policy, the v1 baseline the README's smoothness table compares it with, the
-league release v3 on contract v4 and the first league policy on contract v3) and play: their
-means on a real observation are finite actions of the contract's width."""
+league release v3 and the run before it on contract v4, the first league policy on contract v3)
+and play: their means on a real observation are finite actions of the contract's width."""
 
 from pathlib import Path
 
@@ -22,6 +22,7 @@ RELEASE = Path(__file__).resolve().parents[2] / "weights" / "release"
         ("tankrl-v2.zip", V2),
         ("tankrl-v1.zip", V1),
         ("tankrl-v3.zip", V4),
+        ("tankrl-v3-league4.zip", V4),
         ("tankrl-v3-aimpoint.zip", V3),
     ],
 )
