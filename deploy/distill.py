@@ -90,16 +90,7 @@ def distill(
         ).actions
     label = labeller(teacher, demonstrator, demonstrated)
     optimizer = torch.optim.Adam(student.parameters(), lr=t.distill_lr)
-    weights = torch.tensor(
-        [
-            t.pretrain_aim_weight
-            if d.name.startswith("aim_")
-            else t.distill_power_weight
-            if d.name == "fire_power"
-            else 1.0
-            for d in contract.actions
-        ]
-    )
+    weights = bc.dim_weights(contract, t.pretrain_aim_weight, t.distill_power_weight)
     generator = torch.Generator().manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     iterations = t.distill_iterations

@@ -68,9 +68,7 @@ def pretrain(
     model = ActorCritic.initial(contract, cfg.ppo.hidden_size, cfg.seed, cfg.ppo.log_std_init)
     t = cfg.train
     optimizer = torch.optim.Adam(model.parameters(), lr=t.pretrain_lr)
-    weights = torch.tensor(
-        [t.pretrain_aim_weight if d.name.startswith("aim_") else 1.0 for d in contract.actions]
-    )
+    weights = bc.dim_weights(contract, t.pretrain_aim_weight)
     generator = torch.Generator().manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     iterations = cfg.train.pretrain_iterations

@@ -31,6 +31,16 @@ def squared_error(contract: Contract, mean: torch.Tensor, target: torch.Tensor) 
     return (squash(contract, mean) - squash(contract, target)) ** 2
 
 
+def dim_weights(contract: Contract, aim: float, fire_power: float = 1.0) -> torch.Tensor:
+    """[A] loss weights: `aim` for the aim dims, `fire_power` for fire_power, 1 for the rest."""
+    return torch.tensor(
+        [
+            aim if d.name.startswith("aim_") else fire_power if d.name == "fire_power" else 1.0
+            for d in contract.actions
+        ]
+    )
+
+
 def bc_step(
     model: ActorCritic,
     optimizer: torch.optim.Optimizer,
