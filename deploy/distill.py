@@ -98,7 +98,6 @@ def distill(
     steps = max(1, t.distill_steps // iterations)
     data_obs: list[F32] = []
     data_act: list[F32] = []
-    data_demo: list[npt.NDArray[np.bool_]] = []
     obs = env.reset()
     wins: dict[str, list[bool]] = {}
     error = {"demonstrated": float("nan"), "policy": float("nan")}
@@ -107,11 +106,10 @@ def distill(
         o, a, _r, _e, obs = rollout(env, obs, turns, label, student, 0.0, rng, wins)
         data_obs.append(o.reshape(-1, o.shape[2]))
         data_act.append(a.reshape(-1, a.shape[2]))
-        data_demo.append(np.tile(demonstrated, turns))
         while sum(len(x) for x in data_obs) > t.distill_max_samples and len(data_obs) > 1:
-            data_obs.pop(0), data_act.pop(0), data_demo.pop(0)
+            data_obs.pop(0), data_act.pop(0)
         all_obs, all_act = np.concatenate(data_obs), np.concatenate(data_act)
-        demo = np.concatenate(data_demo)
+        demo = np.tile(demonstrated, len(all_obs) // demonstrated.size)  # rows: turn-major
         with torch.no_grad():
             mean = student(torch.as_tensor(all_obs))[0]
             err = bc.squared_error(contract, mean, torch.as_tensor(all_act)).mean(-1).numpy()
