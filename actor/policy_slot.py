@@ -6,7 +6,7 @@ the bot keeps playing its current weights.
 """
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -25,9 +25,14 @@ class PolicySlot:
         tensors: Mapping[str, npt.NDArray[np.generic]] | None = None,
         version: int = 0,
         seed: int = 0,
+        play_sampled: Collection[str] = (),
     ) -> None:
         self.contract = contract
-        self.policy = NumpyPolicy(contract, tensors or init_tensors(contract, seed=seed))
+        self.play_sampled = tuple(play_sampled)
+        """Kept for every newer version too (see NumpyPolicy.play_sampled)."""
+        self.policy = NumpyPolicy(
+            contract, tensors or init_tensors(contract, seed=seed), self.play_sampled
+        )
         self.version = version
         self.refused = 0
         """Weights offered with the wrong contract or shapes (each logged, then ignored)."""
@@ -45,7 +50,7 @@ class PolicySlot:
                     f"weights for contract {update.contract_sha256} refused: this bot plays "
                     f"contract {self.contract.name} ({self.contract.sha256})"
                 )
-            policy = NumpyPolicy(self.contract, update.tensors)
+            policy = NumpyPolicy(self.contract, update.tensors, self.play_sampled)
         except (ContractError, PolicyShapeError) as error:
             with self._lock:
                 self.refused += 1

@@ -194,23 +194,36 @@ class BotOptions:
     name: str = "TankRL"
     seed: int | None = None
     deterministic: bool = False
+    sample: str | None = None
+    """With `deterministic`: the dims still sampled (comma-separated, `all` or `none`); None:
+    the policy's own `actors.play_sampled`."""
     record_trajectories: str | None = None
     exit_on_game_end: bool = True
     max_buffered_rounds: int = 16
 
 
-def load_slot(weights: str | None, contract_name: str, seed: int) -> PolicySlot:
+def load_slot(
+    weights: str | None, contract_name: str, seed: int, sample: str | None = None
+) -> PolicySlot:
     """A PolicySlot with the weights at `weights` (package, policy dir or run dir) or a random
-    initial policy of `contract_name`."""
+    initial policy of `contract_name`; `sample` as in BotOptions."""
     from pathlib import Path
 
     from tankrl.shared.contracts import get_contract
+    from tankrl.shared.policy import parse_sampled
+    from tankrl.shared.policy_files import play_sampled_of
     from tankrl.shared.policy_package import load_policy
 
     if weights is None:
-        return PolicySlot(get_contract(contract_name), seed=seed)
+        contract = get_contract(contract_name)
+        sampled = parse_sampled(contract, sample or "")
+        return PolicySlot(contract, seed=seed, play_sampled=sampled)
     contract, tensors, manifest = load_policy(Path(weights))
-    return PolicySlot(contract, tensors, int(manifest.get("policy_version", 0)))
+    if sample is None:
+        sampled = play_sampled_of(manifest, contract)
+    else:
+        sampled = parse_sampled(contract, sample)
+    return PolicySlot(contract, tensors, int(manifest.get("policy_version", 0)), 0, sampled)
 
 
 def bot_info(name: str) -> BotInfo:
@@ -232,7 +245,7 @@ def run_ppo_bot(opts: BotOptions) -> None:
     from tankrl.actor.botapi_shell import run_bot
 
     seed = opts.seed if opts.seed is not None else secrets.randbits(31)
-    slot = load_slot(opts.weights, opts.contract, seed)
+    slot = load_slot(opts.weights, opts.contract, seed, opts.sample)
     sinks: list[Sink] = []
     link = None
     if opts.learner is not None:
@@ -261,9 +274,11 @@ def run_ppo_bot(opts: BotOptions) -> None:
 
     turns = PPOTurns(slot, f"{opts.name}-{seed}", sink if sinks else None, seed, opts.deterministic)
     hooks = PPOHooks(turns)
+    sampled = ", ".join(slot.play_sampled) or "none"
+    actions = f"means, sampled: {sampled}" if opts.deterministic else "sampled"
     print(
         f"{opts.name}: contract {slot.contract.name}, policy_version {slot.version}, "
-        f"seed {seed}, server {opts.server_url}",
+        f"seed {seed}, actions {actions}, server {opts.server_url}",
         flush=True,
     )
     bot = PPOBot(
@@ -283,6 +298,7 @@ ENV_WEIGHTS = "TANKRL_WEIGHTS"
 ENV_SEED = "TANKRL_SEED"
 ENV_TRAJECTORIES = "TANKRL_TRAJECTORIES"
 ENV_DETERMINISTIC = "TANKRL_DETERMINISTIC"
+ENV_SAMPLE = "TANKRL_SAMPLE"
 ENV_CONTRACT = "TANKRL_CONTRACT"
 
 
@@ -319,6 +335,7 @@ def run_from_env() -> None:
         name=os.environ.get("BOT_NAME", "TankRL"),
         seed=int(seed, 0) if seed else None,
         deterministic=os.environ.get(ENV_DETERMINISTIC, "") in ("1", "true", "yes"),
+        sample=os.environ.get(ENV_SAMPLE) or None,
         record_trajectories=env_path(ENV_TRAJECTORIES),
     )
     try:

@@ -38,7 +38,17 @@ def register(sub: "argparse._SubParsersAction[Any]") -> None:
     p.add_argument("--name", default=DEFAULT_NAME, help="bot name shown by the server")
     p.add_argument("--seed", type=int, default=None, help="sampling seed (default: random)")
     p.add_argument(
-        "--deterministic", action="store_true", help="play the action means instead of sampling"
+        "--deterministic",
+        action="store_true",
+        help="play for keeps: the action means, except the dims the policy's config names in "
+        "actors.play_sampled (or --sample)",
+    )
+    p.add_argument(
+        "--sample",
+        metavar="DIMS",
+        default=None,
+        help="with --deterministic: the action dims still sampled (comma-separated, all or none; "
+        "default: the policy's actors.play_sampled)",
     )
     p.add_argument(
         "--record-trajectories",
@@ -67,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         name=args.name,
         seed=args.seed,
         deterministic=args.deterministic,
+        sample=args.sample,
         record_trajectories=args.record_trajectories,
         exit_on_game_end=not args.stay,
     )

@@ -26,7 +26,10 @@ class EvalReport:
     contract: str
     contract_sha256: str
     policy_version: int
-    deterministic: bool
+    sampled: tuple[str, ...]
+    """Action dims played sampled; the others play their means."""
+    action_dims: int
+    """How many action dims the contract has."""
     seed: int
     rounds_per_opponent: int
     battle_rounds: int
@@ -45,8 +48,12 @@ def _pct(x: float) -> str:
     return f"{100.0 * x:5.1f}"
 
 
-def _actions(deterministic: bool) -> str:
-    return "deterministic (action means)" if deterministic else "sampled (stochastic policy)"
+def _actions(report: EvalReport) -> str:
+    if not report.sampled:
+        return "deterministic (action means)"
+    if len(report.sampled) == report.action_dims:
+        return "sampled (stochastic policy)"
+    return f"means, except {', '.join(report.sampled)} sampled"
 
 
 COLUMNS = (
@@ -100,7 +107,7 @@ def format_table(report: EvalReport) -> str:
         f"tankrl evaluate: {SOURCES[report.source]}",
         f"policy {report.policy}: contract {report.contract}, "
         f"policy_version {report.policy_version}",
-        f"actions {_actions(report.deterministic)}, seed {report.seed}, "
+        f"actions {_actions(report)}, seed {report.seed}, "
         f"{report.rounds_per_opponent} rounds per opponent in battles of at "
         f"most {min(report.battle_rounds, report.rounds_per_opponent)}",
         "",
@@ -169,7 +176,8 @@ def to_json(report: EvalReport) -> Json:
             "contract_sha256": report.contract_sha256,
             "policy_version": report.policy_version,
         },
-        "deterministic": report.deterministic,
+        "deterministic": not report.sampled,
+        "sampled": list(report.sampled),
         "seed": report.seed,
         "rounds_per_opponent": report.rounds_per_opponent,
         "battle_rounds": report.battle_rounds,

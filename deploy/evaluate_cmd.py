@@ -18,8 +18,10 @@ Play a policy (a run dir using its latest/, a run name under --weights-dir, a po
 package zip) against scripted opponents and print, per opponent and over all: rounds won % with
 a 95% Wilson interval, official 1st places %, our mean round score and our share of the bullet
 damage. Hosted by default: the TankRL bot directory and the opponent's, booted as processes on our
-embedded server; --native gives a fast in-process estimate (marked as such). Actions are the
-policy's means unless --stochastic. Definitions: {WIN_DEFINITION}."""
+embedded server; --native gives a fast in-process estimate (marked as such). The policy plays
+for keeps: its action means, except the dims its run config names in actors.play_sampled, which
+are sampled at the learned std (--sample and --stochastic override). Definitions:
+{WIN_DEFINITION}."""
 
 
 def _opponents(text: str) -> tuple[str, ...]:
@@ -59,8 +61,16 @@ def register(sub: "argparse._SubParsersAction[Any]") -> None:
         help="add motion columns: speed reversals per 100 turns, mean |change of turn rate| "
         "per turn, distance per round",
     )
-    p.add_argument(
-        "--stochastic", action="store_true", help="sample actions (default: play the means)"
+    actions = p.add_mutually_exclusive_group()
+    actions.add_argument(
+        "--stochastic", action="store_true", help="sample every action dim (= --sample all)"
+    )
+    actions.add_argument(
+        "--sample",
+        metavar="DIMS",
+        default=None,
+        help="action dims to sample, the others at their means: comma-separated names, all or "
+        "none (default: the policy's actors.play_sampled; none for older policies)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of battles and sampling (default 0)")
     p.add_argument("--jobs", type=int, default=2, help="hosted battles at once (default 2)")
@@ -107,7 +117,9 @@ def evaluate(args: argparse.Namespace) -> int:
     from tankrl.deploy import evaluation as ev
     from tankrl.deploy.eval_report import EvalReport, format_json, format_table
     from tankrl.deploy.eval_stats import summarize
-    from tankrl.shared.policy_package import PackageError, load_policy
+    from tankrl.shared.policy import SAMPLE_ALL, parse_sampled
+    from tankrl.shared.policy_files import play_sampled_of
+    from tankrl.shared.policy_package import load_policy
 
     if (problem := _check(args)) is not None:
         print(f"error: {problem}", file=sys.stderr)
@@ -115,7 +127,11 @@ def evaluate(args: argparse.Namespace) -> int:
     try:
         path = ev.resolve_policy(args.policy, args.weights_dir)
         contract, tensors, manifest = load_policy(path)
-    except (FileNotFoundError, PackageError) as e:
+        if args.stochastic or args.sample is not None:
+            sampled = parse_sampled(contract, SAMPLE_ALL if args.stochastic else args.sample)
+        else:
+            sampled = play_sampled_of(manifest, contract)
+    except (FileNotFoundError, ValueError) as e:  # PackageError is a ValueError
         print(f"error: {e}", file=sys.stderr)
         return 2
     opts = ev.EvalOptions(
@@ -123,7 +139,7 @@ def evaluate(args: argparse.Namespace) -> int:
         opponents=tuple(args.opponents),
         rounds=args.rounds,
         seed=args.seed,
-        deterministic=not args.stochastic,
+        sampled=sampled,
         motion=args.motion,
         jobs=args.jobs,
         turn_timeout_us=args.turn_timeout_us,
@@ -155,7 +171,8 @@ def evaluate(args: argparse.Namespace) -> int:
         contract=contract.name,
         contract_sha256=contract.sha256,
         policy_version=int(manifest.get("policy_version", 0)),
-        deterministic=opts.deterministic,
+        sampled=opts.sampled,
+        action_dims=contract.action_size,
         seed=opts.seed,
         rounds_per_opponent=opts.rounds,
         battle_rounds=opts.battle_rounds,

@@ -45,7 +45,8 @@ class EvalOptions:
     rounds: int
     """Rounds per opponent."""
     seed: int = 0
-    deterministic: bool = True
+    sampled: tuple[str, ...] = ()
+    """Action dims played sampled (at the learned std); the others play their means."""
     motion: bool = False
     jobs: int = 2
     """Hosted battles at once."""
@@ -113,7 +114,8 @@ def _battle_spec(opts: EvalOptions, opponent: str, rounds: int, chunk: int) -> "
     env = {
         "TANKRL_WEIGHTS": str(opts.policy),
         "TANKRL_SEED": str(s),
-        "TANKRL_DETERMINISTIC": "1" if opts.deterministic else "0",
+        "TANKRL_DETERMINISTIC": "1",
+        "TANKRL_SAMPLE": ",".join(opts.sampled) or "none",
         "TANKRL_TRAJECTORIES": "",
         "TANKRL_BOT_SEED": str(s),
     }
@@ -221,7 +223,7 @@ def play_native(
         max_turns_per_round=opts.max_turns_per_round, battle_rounds=opts.battle_rounds
     )
     env = NativeEnv(per * len(opts.opponents), contract, opts.opponents, arena_cfg, opts.seed)
-    policy = NumpyPolicy(contract, tensors)
+    policy = NumpyPolicy(contract, tensors, opts.sampled)
     rng = np.random.default_rng(opts.seed)
     quota = arena_quotas(len(opts.opponents), opts.rounds, per)
     played = np.zeros_like(quota)
@@ -239,7 +241,7 @@ def play_native(
     records: list[RoundRecord] = []
     next_report = time.perf_counter() + PROGRESS_EVERY_S
     while (played < quota).any():
-        actions, _, _ = policy.act(obs, rng, opts.deterministic)
+        actions, _, _ = policy.act(obs, rng, deterministic=True)
         r = env.step(actions)
         obs = r.obs
         track(r.started)

@@ -8,8 +8,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from tankrl.shared.contracts import CONTRACTS, DEFAULT_CONTRACT
+from tankrl.shared.contracts import CONTRACTS, DEFAULT_CONTRACT, get_contract
 from tankrl.shared.game_constants import SAMPLE_BOTS
+from tankrl.shared.policy import sampled_dims
 
 T = TypeVar("T")
 
@@ -172,6 +173,11 @@ class ActorConfig:
         16, "rounds a bot keeps while the learner is unreachable (oldest dropped)"
     )
     deterministic: bool = option(False, "play the action means instead of sampling")
+    play_sampled: tuple[str, ...] = option(
+        (),
+        "action dims the trained policy samples when it plays for keeps (evaluation, tankrl bot "
+        "--deterministic); the others play their means (empty: every dim at its mean)",
+    )
     curriculum: str = option(
         "uniform", "native opponent mix: uniform, or adaptive (more arenas where we lose)"
     )
@@ -352,6 +358,10 @@ class RunConfig:
         self.arena.validate()
         self.actors.validate()
         self.train.validate()
+        try:
+            sampled_dims(get_contract(self.contract), self.actors.play_sampled)
+        except ValueError as e:
+            raise ConfigError(f"actors.play_sampled: {e}") from None
         return self
 
     def to_dict(self) -> dict[str, Any]:

@@ -3,11 +3,15 @@
 Actor: obs -> H -> tanh -> H -> tanh -> action means; critic: obs -> H -> tanh -> H -> tanh -> 1;
 a state-independent log-std floored at LOG_STD_FLOOR. Names follow torch's nn.Sequential so the
 learner's model, the `.npy` files and this forward pass share one naming. Bots run this (no torch).
+
+Playing for keeps (`act(..., deterministic=True)`) gives the action means, except for the dims
+named in the policy's `play_sampled`, which are sampled at the learned std: a bot that moves at
+random where its gun does not is harder for an opponent that learns its movement to hit.
 """
 
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -105,12 +109,49 @@ def init_tensors(
     return out
 
 
+SAMPLE_ALL = "all"
+SAMPLE_NONE = "none"
+
+
+def sampled_dims(contract: Contract, names: Collection[str]) -> tuple[str, ...]:
+    """`names` as action dims of `contract`, in the contract's order; ValueError naming an
+    unknown one and the dims there are."""
+    known = [a.name for a in contract.actions]
+    if unknown := sorted(set(names) - set(known)):
+        raise ValueError(
+            f"unknown action dim(s) {', '.join(unknown)} for contract {contract.name}: "
+            f"it has {', '.join(known)}"
+        )
+    return tuple(n for n in known if n in names)
+
+
+def parse_sampled(contract: Contract, text: str) -> tuple[str, ...]:
+    """Comma-separated action dims, or `all` or `none`, as dims of `contract`."""
+    text = text.strip()
+    if text == SAMPLE_ALL:
+        return tuple(a.name for a in contract.actions)
+    if text in (SAMPLE_NONE, ""):
+        return ()
+    return sampled_dims(contract, [n.strip() for n in text.split(",") if n.strip()])
+
+
 class NumpyPolicy:
     """Forward pass and sampling for a batch of observations [B, obs] (float32)."""
 
-    def __init__(self, contract: Contract, tensors: Mapping[str, npt.NDArray[np.generic]]):
+    def __init__(
+        self,
+        contract: Contract,
+        tensors: Mapping[str, npt.NDArray[np.generic]],
+        play_sampled: Collection[str] = (),
+    ):
         check_tensors(contract, tensors)
         self.contract = contract
+        self.play_sampled = sampled_dims(contract, play_sampled)
+        """Action dims sampled even when playing for keeps (`act(deterministic=True)`)."""
+        self._play_mask: F32 | None = None
+        if self.play_sampled:
+            mask = [a.name in self.play_sampled for a in contract.actions]
+            self._play_mask = np.array(mask, dtype=np.float32)
         self.hidden = hidden_size_of(tensors)
         self.tensors: dict[str, F32] = {
             k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()
@@ -197,10 +238,15 @@ class NumpyPolicy:
     def act(
         self, obs: F32, rng: np.random.Generator, deterministic: bool = False
     ) -> tuple[F32, F32, F32]:
-        """Sample raw (pre-squash) actions; return (actions [B, act], logprobs [B], values [B])."""
+        """Sample raw (pre-squash) actions; return (actions [B, act], logprobs [B], values [B]).
+        `deterministic`: play for keeps: the means, except the `play_sampled` dims."""
         mean, value = self.forward(obs)
-        if deterministic:
+        mask = self._play_mask
+        if deterministic and mask is None:
             noise = np.zeros_like(mean)
+        elif deterministic and mask is not None:
+            noise = rng.standard_normal(mean.shape, dtype=np.float32)
+            np.multiply(noise, mask, out=noise)
         else:
             noise = rng.standard_normal(mean.shape, dtype=np.float32)
         # float32 throughout (mean, std, noise and the constants are float32), and

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tankrl.shared.contracts import Contract, ContractError, get_contract
-from tankrl.shared.policy import PolicyShapeError, check_tensors, hidden_size_of
+from tankrl.shared.policy import PolicyShapeError, check_tensors, hidden_size_of, sampled_dims
 
 FORMAT = "tankrl-policy/1"
 MANIFEST = "manifest.json"
@@ -172,3 +172,15 @@ def decode_policy(
             f"hidden_size {m['hidden_size']} in {MANIFEST}, tensors have {hidden_size_of(tensors)}",
         )
     return contract, tensors, m
+
+
+def play_sampled_of(manifest: Mapping[str, Any], contract: Contract) -> tuple[str, ...]:
+    """The action dims the policy samples when it plays for keeps: its run config's
+    `actors.play_sampled` (none, i.e. every dim at its mean, for a config without it)."""
+    names = manifest.get("config", {}).get("actors", {}).get("play_sampled", [])
+    if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+        raise PolicyFilesError("manifest", f"{MANIFEST}: actors.play_sampled must list dim names")
+    try:
+        return sampled_dims(contract, names)
+    except ValueError as e:
+        raise PolicyFilesError("manifest", f"{MANIFEST}: actors.play_sampled: {e}") from None

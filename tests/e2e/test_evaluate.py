@@ -1,9 +1,9 @@
-"""`tankrl evaluate` as a user runs it, on a random-weights policy: hosted (the TankRL bot
-directory with the package in its environment against official Bot API opponents on our
-server, observed per turn) prints a table with one row per opponent, the summary row and sane
-values, motion columns included; the native
-estimate with --motion --json prints one JSON document marked as an estimate, with the motion
-figures."""
+"""`tankrl evaluate` as a user runs it, on a random-weights policy whose config samples goto_x
+when it plays for keeps: hosted (the TankRL bot directory with the package in its environment
+against official Bot API opponents on our server, observed per turn) prints a table with one row
+per opponent, the summary row and sane values, motion columns included, and the bot plays the
+policy's play setting; the native estimate with --motion --json prints one JSON document marked
+as an estimate, with the motion figures; --sample overrides the policy's setting."""
 
 import json
 import re
@@ -25,7 +25,8 @@ POLICY_VERSION = 5
 @pytest.fixture
 def policy_files() -> dict[str, bytes]:
     contract = get_contract("v2")
-    return encode_policy(contract, POLICY_VERSION, init_tensors(contract, seed=1), {})
+    config = {"actors": {"play_sampled": ["goto_x"]}}
+    return encode_policy(contract, POLICY_VERSION, init_tensors(contract, seed=1), config)
 
 
 def tankrl(*args: str) -> str:
@@ -44,12 +45,15 @@ def test_hosted_evaluation_prints_a_row_per_opponent(
     with zipfile.ZipFile(package, "w") as zf:
         for name, data in policy_files.items():
             zf.writestr(name, data)
-    out = tankrl(
-        "evaluate", str(package), "--rounds", "2", "--opponents", "SpinBot,Target", "--motion"
-    )
+    logs = tmp_path / "logs"
+    argv = ["--opponents", "SpinBot,Target", "--motion", "--log-dir", str(logs)]
+    out = tankrl("evaluate", str(package), "--rounds", "2", *argv)
     assert out.startswith("tankrl evaluate: hosted")
     assert f"contract v2, policy_version {POLICY_VERSION}" in out
-    assert "deterministic (action means)" in out and "skipped turns" in out
+    assert "actions means, except goto_x sampled" in out and "skipped turns" in out
+    ours = [p.read_text() for p in logs.glob("TankRL-*.log")]
+    assert len(ours) == 2  # one bot per battle, each told what to sample
+    assert all("actions means, sampled: goto_x," in text for text in ours), ours
     rows = {}
     for line in out.splitlines():
         cells = [c.strip() for c in line.split(" | ")]
@@ -84,7 +88,7 @@ def test_native_estimate_with_motion_as_json(
     assert doc["source"] == "native" and doc["estimate"] is True
     assert doc["policy"]["contract"] == "v2"
     assert doc["policy"]["policy_version"] == POLICY_VERSION
-    assert doc["deterministic"] is True
+    assert doc["deterministic"] is False and doc["sampled"] == ["goto_x"]
     assert [o["opponent"] for o in doc["opponents"]] == ["SpinBot", "Target"]
     for row in [*doc["opponents"], doc["overall"]]:
         assert row["rounds"] == (8 if row is doc["overall"] else 4)
@@ -97,3 +101,22 @@ def test_native_estimate_with_motion_as_json(
         assert motion["reversals_per_100_turns"] >= 0.0
         assert 0.0 <= motion["mean_abs_turn_rate_change_deg"] <= 20.0  # turn rate is in ±10
         assert motion["distance_per_round"] >= 0.0
+
+
+@pytest.mark.slow
+def test_sample_overrides_the_policys_play_setting(
+    tmp_path: Path, policy_files: dict[str, bytes]
+) -> None:
+    policy = tmp_path / "policy"
+    policy.mkdir()
+    for name, data in policy_files.items():
+        (policy / name).write_bytes(data)
+    argv = ["evaluate", str(policy), "--native", "--rounds", "2", "--json", "--opponents", "Target"]
+    assert json.loads(tankrl(*argv, "--sample", "none"))["deterministic"] is True
+    doc = json.loads(tankrl(*argv, "--sample", "aim_y,goto_y"))
+    assert doc["sampled"] == ["goto_y", "aim_y"]  # in the contract's order
+    result = subprocess.run(
+        [str(TANKRL), *argv, "--sample", "aim_z"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 2
+    assert "unknown action dim(s) aim_z for contract v2: it has goto_x, goto_y" in result.stderr

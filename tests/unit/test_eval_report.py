@@ -13,7 +13,9 @@ from tankrl.deploy.eval_stats import RoundRecord, summarize
 MOTION = RoundMotion(turns=200, reversals=4, turn_rate_change=398.0, distance=1500.0)
 
 
-def report(source: str = "hosted", motion: bool = False, deterministic: bool = True) -> EvalReport:
+def report(
+    source: str = "hosted", motion: bool = False, sampled: tuple[str, ...] = ()
+) -> EvalReport:
     records = [
         RoundRecord("SpinBot", True, True, 80.0, 10.0, 30.0, 10.0, 200, motion=MOTION),
         RoundRecord("SpinBot", False, False, 5.0, 90.0, 0.0, 30.0, 300, motion=MOTION),
@@ -26,7 +28,8 @@ def report(source: str = "hosted", motion: bool = False, deterministic: bool = T
         contract="v2",
         contract_sha256="ab" * 32,
         policy_version=17,
-        deterministic=deterministic,
+        sampled=sampled,
+        action_dims=6,
         seed=3,
         rounds_per_opponent=2,
         battle_rounds=10,
@@ -64,9 +67,12 @@ def test_table_has_a_row_per_opponent_a_summary_row_and_the_header_facts() -> No
 
 
 def test_native_table_is_marked_as_an_estimate_and_sampled_mode_is_named() -> None:
-    text = format_table(report("native", deterministic=False))
+    every = ("goto_x", "goto_y", "aim_x", "aim_y", "fire_decision", "fire_power")
+    text = format_table(report("native", sampled=every))
     assert text.splitlines()[0].startswith("tankrl evaluate: native estimate")
-    assert "sampled" in text and "skipped turns" not in text
+    assert "actions sampled (stochastic policy)" in text and "skipped turns" not in text
+    text = format_table(report("native", sampled=("goto_x", "goto_y")))
+    assert "actions means, except goto_x, goto_y sampled" in text
 
 
 def test_motion_columns_only_with_motion() -> None:

@@ -1,5 +1,6 @@
 """shared.policy: tensor names and shapes, the log-std floor, sampling and log-probabilities,
-observation normalisation, and check_tensors' rejections."""
+observation normalisation, the dims sampled when playing for keeps, and check_tensors'
+rejections."""
 
 import math
 
@@ -14,6 +15,7 @@ from tankrl.shared.policy import (
     PolicyShapeError,
     check_tensors,
     init_tensors,
+    parse_sampled,
     tensor_shapes,
 )
 
@@ -76,6 +78,33 @@ def test_deterministic_action_is_the_mean() -> None:
     mean, value = policy.forward(obs)
     np.testing.assert_array_equal(actions, mean)
     np.testing.assert_array_equal(values, value)
+
+
+def test_playing_for_keeps_samples_only_the_play_sampled_dims() -> None:
+    tensors = init_tensors(V2, seed=4)
+    policy = NumpyPolicy(V2, tensors, play_sampled=("goto_y", "goto_x"))
+    assert policy.play_sampled == ("goto_x", "goto_y")  # the contract's order
+    obs = _obs(64, 44)
+    mean, _ = policy.forward(obs)
+    actions, _, _ = policy.act(obs, np.random.default_rng(7), deterministic=True)
+    np.testing.assert_array_equal(actions[:, 2:], mean[:, 2:])  # aim and fire: the means
+    spread = (actions[:, :2] - mean[:, :2]) / policy.std[:2]  # goto: N(0, 1) around the means
+    assert 0.7 < float(spread.std()) < 1.3 and abs(float(spread.mean())) < 0.3
+    again, _, _ = policy.act(obs, np.random.default_rng(7), deterministic=True)
+    np.testing.assert_array_equal(again, actions)  # seeded
+    training, _, _ = policy.act(obs, np.random.default_rng(7))
+    assert not np.array_equal(training[:, 2:], mean[:, 2:])  # training still samples every dim
+
+
+def test_play_sampled_names_dims_of_the_contract() -> None:
+    with pytest.raises(
+        ValueError, match=r"unknown action dim\(s\) aim_z for contract v2: it has goto_x"
+    ):
+        NumpyPolicy(V2, init_tensors(V2, seed=4), play_sampled=("aim_z",))
+    every = tuple(a.name for a in V2.actions)
+    assert parse_sampled(V2, "all") == every
+    assert parse_sampled(V2, "none") == parse_sampled(V2, "") == ()
+    assert parse_sampled(V2, " fire_power, goto_x ") == ("goto_x", "fire_power")
 
 
 def test_results_of_successive_calls_do_not_alias() -> None:
