@@ -219,11 +219,11 @@ def load_slot(
         sampled = parse_sampled(contract, sample or "")
         return PolicySlot(contract, seed=seed, play_sampled=sampled)
     contract, tensors, manifest = load_policy(Path(weights))
-    if sample is None:
-        sampled = play_sampled_of(manifest, contract)
-    else:
-        sampled = parse_sampled(contract, sample)
-    return PolicySlot(contract, tensors, int(manifest.get("policy_version", 0)), 0, sampled)
+    sampled = (
+        play_sampled_of(manifest, contract) if sample is None else parse_sampled(contract, sample)
+    )
+    version = int(manifest.get("policy_version", 0))
+    return PolicySlot(contract, tensors, version, play_sampled=sampled)
 
 
 def bot_info(name: str) -> BotInfo:

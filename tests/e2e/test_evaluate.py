@@ -29,6 +29,15 @@ def policy_files() -> dict[str, bytes]:
     return encode_policy(contract, POLICY_VERSION, init_tensors(contract, seed=1), config)
 
 
+@pytest.fixture
+def policy_dir(tmp_path: Path, policy_files: dict[str, bytes]) -> Path:
+    policy = tmp_path / "policy"
+    policy.mkdir()
+    for name, data in policy_files.items():
+        (policy / name).write_bytes(data)
+    return policy
+
+
 def tankrl(*args: str) -> str:
     result = subprocess.run(
         [str(TANKRL), *args], capture_output=True, text=True, timeout=180, check=False
@@ -76,14 +85,8 @@ def test_hosted_evaluation_prints_a_row_per_opponent(
 
 
 @pytest.mark.slow
-def test_native_estimate_with_motion_as_json(
-    tmp_path: Path, policy_files: dict[str, bytes]
-) -> None:
-    policy = tmp_path / "policy"
-    policy.mkdir()
-    for name, data in policy_files.items():
-        (policy / name).write_bytes(data)
-    argv = ["evaluate", str(policy), "--native", "--rounds", "4", "--motion", "--json"]
+def test_native_estimate_with_motion_as_json(policy_dir: Path) -> None:
+    argv = ["evaluate", str(policy_dir), "--native", "--rounds", "4", "--motion", "--json"]
     doc = json.loads(tankrl(*argv, "--opponents", "SpinBot,Target"))
     assert doc["source"] == "native" and doc["estimate"] is True
     assert doc["policy"]["contract"] == "v2"
@@ -104,14 +107,17 @@ def test_native_estimate_with_motion_as_json(
 
 
 @pytest.mark.slow
-def test_sample_overrides_the_policys_play_setting(
-    tmp_path: Path, policy_files: dict[str, bytes]
-) -> None:
-    policy = tmp_path / "policy"
-    policy.mkdir()
-    for name, data in policy_files.items():
-        (policy / name).write_bytes(data)
-    argv = ["evaluate", str(policy), "--native", "--rounds", "2", "--json", "--opponents", "Target"]
+def test_sample_overrides_the_policys_play_setting(policy_dir: Path) -> None:
+    argv = [
+        "evaluate",
+        str(policy_dir),
+        "--native",
+        "--rounds",
+        "2",
+        "--json",
+        "--opponents",
+        "Target",
+    ]
     assert json.loads(tankrl(*argv, "--sample", "none"))["deterministic"] is True
     doc = json.loads(tankrl(*argv, "--sample", "aim_y,goto_y"))
     assert doc["sampled"] == ["goto_y", "aim_y"]  # in the contract's order
