@@ -210,18 +210,15 @@ def load_slot(
     from pathlib import Path
 
     from tankrl.shared.contracts import get_contract
-    from tankrl.shared.policy import parse_sampled
     from tankrl.shared.policy_files import play_sampled_of
     from tankrl.shared.policy_package import load_policy
 
     if weights is None:
         contract = get_contract(contract_name)
-        sampled = parse_sampled(contract, sample or "")
+        sampled = play_sampled_of({}, contract, sample)
         return PolicySlot(contract, seed=seed, play_sampled=sampled)
     contract, tensors, manifest = load_policy(Path(weights))
-    sampled = (
-        play_sampled_of(manifest, contract) if sample is None else parse_sampled(contract, sample)
-    )
+    sampled = play_sampled_of(manifest, contract, sample)
     version = int(manifest.get("policy_version", 0))
     return PolicySlot(contract, tensors, version, play_sampled=sampled)
 

@@ -117,7 +117,7 @@ def evaluate(args: argparse.Namespace) -> int:
     from tankrl.deploy import evaluation as ev
     from tankrl.deploy.eval_report import EvalReport, format_json, format_table
     from tankrl.deploy.eval_stats import summarize
-    from tankrl.shared.policy import SAMPLE_ALL, parse_sampled
+    from tankrl.shared.policy import SAMPLE_ALL
     from tankrl.shared.policy_files import play_sampled_of
     from tankrl.shared.policy_package import load_policy
 
@@ -127,10 +127,9 @@ def evaluate(args: argparse.Namespace) -> int:
     try:
         path = ev.resolve_policy(args.policy, args.weights_dir)
         contract, tensors, manifest = load_policy(path)
-        if args.stochastic or args.sample is not None:
-            sampled = parse_sampled(contract, SAMPLE_ALL if args.stochastic else args.sample)
-        else:
-            sampled = play_sampled_of(manifest, contract)
+        sampled = play_sampled_of(
+            manifest, contract, SAMPLE_ALL if args.stochastic else args.sample
+        )
     except (FileNotFoundError, ValueError) as e:  # PackageError is a ValueError
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -17,7 +17,13 @@ import numpy as np
 import numpy.typing as npt
 
 from tankrl.shared.contracts import Contract, ContractError, get_contract
-from tankrl.shared.policy import PolicyShapeError, check_tensors, hidden_size_of, sampled_dims
+from tankrl.shared.policy import (
+    PolicyShapeError,
+    check_tensors,
+    hidden_size_of,
+    parse_sampled,
+    sampled_dims,
+)
 
 FORMAT = "tankrl-policy/1"
 MANIFEST = "manifest.json"
@@ -174,10 +180,16 @@ def decode_policy(
     return contract, tensors, m
 
 
-def play_sampled_of(manifest: Mapping[str, Any], contract: Contract) -> tuple[str, ...]:
-    """The action dims the policy samples when it plays for keeps: its run config's
-    `actors.play_sampled` (none, i.e. every dim at its mean, for a config without it)."""
-    names = manifest.get("config", {}).get("actors", {}).get("play_sampled", [])
+def play_sampled_of(
+    manifest: Mapping[str, Any], contract: Contract, sample: str | None = None
+) -> tuple[str, ...]:
+    """The action dims the policy samples when it plays for keeps: `sample` when given
+    (comma-separated names, `all` or `none`), else its run config's `actors.play_sampled`
+    (none, i.e. every dim at its mean, for a config without it)."""
+    if sample is not None:
+        return parse_sampled(contract, sample)
+    actors = manifest.get("config", {}).get("actors", {})
+    names = actors.get("play_sampled", []) if isinstance(actors, dict) else None
     if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
         raise PolicyFilesError("manifest", f"{MANIFEST}: actors.play_sampled must list dim names")
     try:
